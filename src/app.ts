@@ -1,0 +1,63 @@
+import type { AddressInfo } from "node:net";
+import type { Config } from "./config.ts";
+import type { Database } from "./db/database.ts";
+import { openDatabase } from "./db/open.ts";
+import { startControlServer, type ControlServer } from "./control/server.ts";
+import { keyAdmin } from "./domain/key-admin.ts";
+import { createServices, type Services } from "./domain/services.ts";
+import { getSchema } from "./graphql/schema.ts";
+import { createGraphQL } from "./graphql/yoga.ts";
+import type { Logger } from "./logger.ts";
+import { createRouter } from "./rest/routes/index.ts";
+import { createHttpServer, type HttpServer } from "./server.ts";
+
+export interface App {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  services: Services;
+  http: HttpServer;
+  /** Starts listening on HOST:PORT; resolves with the bound address. */
+  listen(): Promise<AddressInfo>;
+  /** Graceful stop: in-flight requests finish, then the database is closed. */
+  close(): Promise<void>;
+}
+
+/** Wires configuration, database, services and the HTTP server together. */
+export async function createApp(config: Config, logger: Logger): Promise<App> {
+  const db = await openDatabase(config, logger);
+  const services = createServices(db, config);
+  const http = createHttpServer({
+    config,
+    logger,
+    services,
+    schema: getSchema(),
+    yoga: createGraphQL(logger),
+    router: createRouter(),
+  });
+  // the embedded database admits one process: the operator's CLI reaches it through this server
+  let control: ControlServer | undefined;
+  if (db.kind === "pglite" && !config.dataDir.startsWith("memory://")) {
+    control = await startControlServer(config.dataDir, keyAdmin(services), logger);
+  }
+  return {
+    config,
+    logger,
+    db,
+    services,
+    http,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        http.server.once("error", reject);
+        http.server.listen(config.port, config.host, () => {
+          http.server.off("error", reject);
+          resolve(http.server.address() as AddressInfo);
+        });
+      }),
+    async close() {
+      await http.drain(config.shutdownTimeoutMs);
+      await control?.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { createHash, randomBytes } from "node:crypto";
+
+const KEY_PREFIX = "msk_";
+const DISPLAY_CHARS = 12;
+
+export interface KeySecret {
+  /** The full key: shown once, never stored. */
+  key: string;
+  /** What is stored: SHA-256 of the key, hex. Keys are 256 random bits, so a fast hash is enough. */
+  hash: string;
+  /** The start of the key, safe to display so that a user can tell keys apart. */
+  prefix: string;
+}
+
+export const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
+
+export function generateKeySecret(): KeySecret {
+  const key = KEY_PREFIX + randomBytes(32).toString("base64url");
+  return { key, hash: hashKey(key), prefix: key.slice(0, DISPLAY_CHARS) };
+}

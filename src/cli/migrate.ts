@@ -1,0 +1,13 @@
+// npm run migrate: applies pending migrations to the configured database (DATABASE_URL, else DATA_DIR).
+import { loadConfig } from "../config.ts";
+import { openDatabase } from "../db/open.ts";
+import { createLogger } from "../logger.ts";
+import { runCli } from "./run.ts";
+
+await runCli("usage: npm run migrate", async (print) => {
+  const config = loadConfig();
+  // opening the database migrates it
+  const db = await openDatabase(config, createLogger("info"));
+  await db.close();
+  print(`${db.kind === "pglite" ? config.dataDir : "PostgreSQL"} is up to date.`);
+});

@@ -1,0 +1,32 @@
+import { ConfigError } from "../config.ts";
+import { DataDirBusyError } from "../db/data-dir-lock.ts";
+import { AppError } from "../errors.ts";
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/**
+ * Runs a CLI command: its result on stdout (and nothing else there, so `--json` output can be piped), every
+ * message on stderr, exit 1 on failure and 2 on a usage error.
+ */
+export async function runCli(usage: string, command: (print: (text: string) => void) => Promise<void>): Promise<void> {
+  try {
+    await command((text) => process.stdout.write(`${text}\n`));
+    process.exitCode = 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${usage}`);
+      process.exitCode = 2;
+    } else if (error instanceof AppError || error instanceof ConfigError) {
+      console.error(error.message);
+      process.exitCode = 1;
+    } else if (error instanceof DataDirBusyError) {
+      console.error(`${error.message} A server holds it but does not answer on its control socket; stop it first.`);
+      process.exitCode = 1;
+    } else {
+      console.error(error);
+      process.exitCode = 1;
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], {
+    error: "expected true or false",
+  })
+  .transform((value) => ["true", "1", "yes", "on"].includes(value));
+
+const int = (min: number, max: number = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number({ error: "expected a whole number" }).int("expected a whole number").min(min).max(max);
+
+const url = (protocols: string[]) =>
+  z.url({ protocol: new RegExp(`^(${protocols.join("|")})$`), error: `expected a ${protocols[0]}:// URL` });
+
+/**
+ * Every environment variable the service reads. README's configuration table is written from this list;
+ * keep the two in step.
+ */
+const schema = z.object({
+  PORT: int(0, 65535).default(4000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  DATABASE_URL: url(["postgresql", "postgres"]).optional(),
+  DATABASE_POOL_SIZE: int(1, 200).default(10),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+
+  QDRANT_URL: url(["http", "https"]).optional(),
+  QDRANT_API_KEY: z.string().min(1).optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: url(["http", "https"]).optional(),
+  EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
+  EMBEDDING_DIMENSIONS: int(1, 16000).optional(),
+
+  RATE_LIMIT_MAX: int(1).default(600),
+  RATE_LIMIT_WINDOW_SECONDS: int(1).default(60),
+  REDIS_URL: url(["redis", "rediss"]).optional(),
+  LEGACY_SUNSET_ENFORCE: bool.default(false),
+
+  MAX_CONTENT_CHARS: int(1).default(100_000),
+  MAX_TAGS: int(0, 1000).default(50),
+  MAX_TAG_CHARS: int(1, 1000).default(64),
+  MAX_METADATA_BYTES: int(2).default(16 * 1024),
+  MAX_BODY_BYTES: int(1024).default(2 * 1024 * 1024),
+
+  GRAPHIQL: bool.default(true),
+  GRAPHQL_INTROSPECTION: bool.default(true),
+  SHUTDOWN_TIMEOUT_MS: int(0).default(10_000),
+});
+
+export type Env = z.input<typeof schema>;
+
+export interface Limits {
+  maxContentChars: number;
+  maxTags: number;
+  maxTagChars: number;
+  maxMetadataBytes: number;
+  maxBodyBytes: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  logLevel: z.infer<typeof schema>["LOG_LEVEL"];
+  qdrant: { url: string; apiKey: string | undefined } | undefined;
+  openai: { apiKey: string; baseUrl: string | undefined; model: string; dimensions: number | undefined } | undefined;
+  rateLimit: { max: number; windowSeconds: number; redisUrl: string | undefined };
+  legacySunsetEnforce: boolean;
+  limits: Limits;
+  graphiql: boolean;
+  introspection: boolean;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // an empty variable means "not set", as it does for most shells' `VAR= command`
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.DATA_DIR.startsWith("memory://") ? e.DATA_DIR : resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    logLevel: e.LOG_LEVEL,
+    qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
+    openai:
+      e.OPENAI_API_KEY || e.OPENAI_BASE_URL
+        ? {
+            // local OpenAI-compatible servers (Ollama, vLLM, TEI) accept any key
+            apiKey: e.OPENAI_API_KEY ?? "unused",
+            baseUrl: e.OPENAI_BASE_URL,
+            model: e.EMBEDDING_MODEL,
+            dimensions: e.EMBEDDING_DIMENSIONS,
+          }
+        : undefined,
+    rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, redisUrl: e.REDIS_URL },
+    legacySunsetEnforce: e.LEGACY_SUNSET_ENFORCE,
+    limits: {
+      maxContentChars: e.MAX_CONTENT_CHARS,
+      maxTags: e.MAX_TAGS,
+      maxTagChars: e.MAX_TAG_CHARS,
+      maxMetadataBytes: e.MAX_METADATA_BYTES,
+      maxBodyBytes: e.MAX_BODY_BYTES,
+    },
+    graphiql: e.GRAPHIQL,
+    introspection: e.GRAPHQL_INTROSPECTION,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,65 @@
+import { chmodSync, unlinkSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { asAppError } from "../errors.ts";
+import type { KeyAdmin } from "../domain/key-admin.ts";
+import { readJsonBody } from "../http/body.ts";
+import { sendError, sendJson } from "../http/respond.ts";
+import type { Logger } from "../logger.ts";
+import { controlSocketPath } from "./socket-path.ts";
+
+const MAX_CONTROL_BODY = 64 * 1024;
+
+export interface ControlServer {
+  path: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The operator's channel into a server that holds the embedded database: PGlite admits one process, so the
+ * `keys` CLI sends its commands here while the server runs. A Unix socket readable only by this user.
+ */
+export async function startControlServer(dataDir: string, admin: KeyAdmin, logger: Logger): Promise<ControlServer> {
+  const path = controlSocketPath(dataDir);
+  try {
+    unlinkSync(path); // left by a server that did not stop cleanly; the data-dir lock proves it is gone
+  } catch {
+    // none
+  }
+  const server: Server = createServer((req, res) => {
+    handle(req, admin).then(
+      (body) => sendJson(res, 200, body),
+      (error: unknown) => {
+        const appError = asAppError(error);
+        if (appError.code === "INTERNAL") logger.error({ err: error }, "control command failed");
+        sendError(res, appError);
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, () => resolve());
+  });
+  chmodSync(path, 0o600);
+  return {
+    path,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, admin: KeyAdmin): Promise<unknown> {
+  const body = (await readJsonBody(req, MAX_CONTROL_BODY)) as Record<string, string>;
+  switch (req.url) {
+    case "/keys/create":
+      return admin.create(body.user ?? "", body.name ?? "");
+    case "/keys/list":
+      return admin.list(body.user ?? "");
+    case "/keys/revoke":
+      return admin.revoke(body.id ?? "");
+    default:
+      throw new Error(`unknown control command ${req.url}`);
+  }
+}

@@ -1,0 +1,46 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaClient } from "../generated/prisma/client.ts";
+import type { Logger } from "../logger.ts";
+import type { Database, Sql } from "./database.ts";
+import { migrate } from "./migrate.ts";
+
+export async function openPostgres(url: string, poolSize: number, logger?: Logger): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  pool.on("error", (error) => logger?.error({ err: error }, "idle PostgreSQL connection failed"));
+  try {
+    const client = await pool.connect();
+    try {
+      await migrate(
+        {
+          query: async <R>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as R[],
+          exec: async (script) => {
+            await client.query(script);
+          },
+        },
+        logger,
+      );
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const sql: Sql = {
+    query: async <R>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as R[],
+    exec: async (script) => {
+      await pool.query(script);
+    },
+  };
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    kind: "postgres",
+    prisma,
+    sql,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}

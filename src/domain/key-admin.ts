@@ -1,0 +1,56 @@
+import { AppError } from "../errors.ts";
+import type { ApiKey } from "./api-keys.ts";
+import type { Services } from "./services.ts";
+
+/** A key as the operator sees it (never the key itself). */
+export interface KeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  userId: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface NewKey {
+  id: string;
+  key: string;
+  name: string;
+  userId: string;
+}
+
+/** What the operator does with keys (the `keys` CLI), by user handle rather than as a signed-in user. */
+export interface KeyAdmin {
+  create(userHandle: string, name: string): Promise<NewKey>;
+  list(userHandle: string): Promise<KeyRecord[]>;
+  revoke(id: string): Promise<KeyRecord>;
+}
+
+export const keyRecord = (key: ApiKey): KeyRecord => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  userId: key.userId,
+  createdAt: key.createdAt.toISOString(),
+  lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+  revokedAt: key.revokedAt?.toISOString() ?? null,
+});
+
+export function keyAdmin(services: Services): KeyAdmin {
+  return {
+    async create(userHandle, name) {
+      const user = await services.users.ensure(userHandle);
+      const { key, apiKey } = await services.apiKeys.create(user.id, name);
+      return { id: apiKey.id, key, name: apiKey.name, userId: user.id };
+    },
+    async list(userHandle) {
+      const user = await services.users.findByHandle(userHandle);
+      if (!user) throw new AppError("NOT_FOUND", `No user with the handle ${JSON.stringify(userHandle)}`);
+      return (await services.apiKeys.list(user.id)).map(keyRecord);
+    },
+    async revoke(id) {
+      return keyRecord(await services.apiKeys.revoke(id));
+    },
+  };
+}

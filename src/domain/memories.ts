@@ -1,0 +1,128 @@
+import type { Principal } from "../auth/principal.ts";
+import type { Limits } from "../config.ts";
+import type { Database } from "../db/database.ts";
+import { invalid, notFound } from "../errors.ts";
+import { Prisma, type Memory } from "../generated/prisma/client.ts";
+import { isUuid } from "./ids.ts";
+import { checkTags, completeValues, patchValues, type MemoryInput, type MemoryValues } from "./memory-input.ts";
+import { checkPage, pageOf, type PageOf } from "./paging.ts";
+
+export type { Memory };
+
+/** The fields a caller wants back (the Pothos Prisma plugin passes the GraphQL selection here). */
+export interface MemoryQuery {
+  select?: Prisma.MemorySelect;
+  include?: Prisma.MemoryInclude;
+}
+
+export interface MemoryFilter {
+  type?: string | null;
+  tags?: readonly string[] | null;
+  threadId?: string | null;
+  isArchived?: boolean | null;
+}
+
+export const DEFAULT_LIST_LIMIT = 20;
+
+const newestFirst: Prisma.MemoryOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
+
+export class MemoryService {
+  constructor(
+    private readonly db: Database,
+    private readonly limits: Limits,
+  ) {}
+
+  async get(principal: Principal, id: string, query: MemoryQuery = {}): Promise<Memory | null> {
+    if (!isUuid(id)) return null;
+    return this.db.prisma.memory.findUnique({ ...query, where: { id, userId: principal.userId } });
+  }
+
+  async list(
+    principal: Principal,
+    filter: MemoryFilter,
+    limit: number | null | undefined,
+    offset: number | null | undefined,
+    query: MemoryQuery = {},
+  ): Promise<PageOf<Memory>> {
+    const page = checkPage(limit, offset, DEFAULT_LIST_LIMIT);
+    const where = this.whereOf(principal, filter);
+    const [items, total] = await Promise.all([
+      this.db.prisma.memory.findMany({ ...query, where, orderBy: newestFirst, take: page.limit, skip: page.offset }),
+      this.db.prisma.memory.count({ where }),
+    ]);
+    return pageOf(items, total, page);
+  }
+
+  private whereOf(principal: Principal, filter: MemoryFilter): Prisma.MemoryWhereInput {
+    const where: Prisma.MemoryWhereInput = { userId: principal.userId };
+    if (filter.type != null) where.type = filter.type.trim().toLowerCase();
+    if (filter.tags != null && filter.tags.length > 0) where.tags = { hasEvery: checkTags(filter.tags, this.limits) };
+    if (filter.threadId != null) {
+      if (!isUuid(filter.threadId)) throw invalid("threadId", "must be a thread id");
+      where.threadId = filter.threadId;
+    }
+    if (filter.isArchived != null) where.isArchived = filter.isArchived;
+    return where;
+  }
+
+  async create(principal: Principal, input: MemoryInput, query: MemoryQuery = {}): Promise<Memory> {
+    const values = completeValues(input, this.limits);
+    await this.checkThread(principal, values.threadId);
+    const data = { ...dbValues(values), content: values.content, userId: principal.userId };
+    return this.db.prisma.memory.create({ ...query, data });
+  }
+
+  /** PATCH: what is not sent is kept. */
+  update(principal: Principal, id: string, input: MemoryInput, query: MemoryQuery = {}): Promise<Memory> {
+    return this.write(principal, id, patchValues(input, this.limits), query);
+  }
+
+  /** PUT: every writable field is replaced; what is not sent goes back to its default. */
+  replace(principal: Principal, id: string, input: MemoryInput, query: MemoryQuery = {}): Promise<Memory> {
+    return this.write(principal, id, completeValues(input, this.limits), query);
+  }
+
+  private async write(
+    principal: Principal,
+    id: string,
+    values: Partial<MemoryValues>,
+    query: MemoryQuery,
+  ): Promise<Memory> {
+    if (!isUuid(id)) throw notFound("Memory");
+    await this.checkThread(principal, values.threadId);
+    const data = dbValues(values);
+    const { count } = await this.db.prisma.memory.updateMany({ where: { id, userId: principal.userId }, data });
+    if (count === 0) throw notFound("Memory");
+    return this.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id } });
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    if (!isUuid(id)) throw notFound("Memory");
+    const { count } = await this.db.prisma.memory.deleteMany({ where: { id, userId: principal.userId } });
+    if (count === 0) throw notFound("Memory");
+  }
+
+  private async checkThread(principal: Principal, threadId: string | null | undefined): Promise<void> {
+    if (threadId == null) return;
+    const thread = await this.db.prisma.thread.findFirst({
+      where: { id: threadId, userId: principal.userId },
+      select: { id: true },
+    });
+    if (!thread) throw invalid("threadId", "does not name one of your threads");
+  }
+}
+
+type Columns = Omit<Partial<MemoryValues>, "data" | "metadata"> & {
+  data?: Prisma.NullableJsonNullValueInput | Prisma.InputJsonObject;
+  metadata?: Prisma.InputJsonObject;
+};
+
+/** Prisma's JSON input types differ from our JSON types in name only, except that SQL NULL is spelt DbNull. */
+function dbValues(values: Partial<MemoryValues>): Columns {
+  const { data, metadata, ...rest } = values;
+  return {
+    ...rest,
+    ...(data !== undefined ? { data: data === null ? Prisma.DbNull : (data as Prisma.InputJsonObject) } : {}),
+    ...(metadata !== undefined ? { metadata: metadata as Prisma.InputJsonObject } : {}),
+  };
+}

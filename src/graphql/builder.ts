@@ -1,0 +1,35 @@
+import SchemaBuilder from "@pothos/core";
+import PrismaPlugin from "@pothos/plugin-prisma";
+import type { JsonObject, JsonValue } from "../domain/json.ts";
+import type PrismaTypes from "../generated/pothos-prisma-types.ts";
+import { getDatamodel } from "../generated/pothos-prisma-types.ts";
+import type { Context } from "./context.ts";
+
+interface BuilderTypes {
+  Context: Context;
+  PrismaTypes: PrismaTypes;
+  DefaultFieldNullability: false;
+  Scalars: {
+    ID: { Input: string; Output: string };
+    DateTime: { Input: Date; Output: Date };
+    JSON: { Input: JsonValue; Output: unknown };
+    JSONObject: { Input: JsonObject; Output: unknown };
+  };
+}
+
+export type SchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<BuilderTypes>;
+
+export const builder = new SchemaBuilder<BuilderTypes>({
+  plugins: [PrismaPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    // one schema serves every database the process opens (tests open several), so the client comes per request
+    client: (context) => context.services.db.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    onUnusedQuery: null,
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});

@@ -1,0 +1,19 @@
+/** The operations GraphiQL opens with. */
+export const EXAMPLE_OPERATIONS = /* GraphQL */ `# Put your API key in the Headers tab: {"Authorization": "Bearer msk_..."}
+
+query Recent {
+  me { handle }
+  memories(limit: 5) {
+    total
+    hasMore
+    items { id content type tags createdAt }
+  }
+}
+
+mutation Remember {
+  createMemory(input: { content: "I prefer tea to coffee", type: "preference", tags: ["drinks"] }) {
+    id
+    createdAt
+  }
+}
+`;

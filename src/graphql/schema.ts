@@ -1,0 +1,14 @@
+import type { GraphQLSchema } from "graphql";
+import { builder } from "./builder.ts";
+import "./scalars.ts";
+import "./user.ts";
+import "./api-key.ts";
+import "./memory.ts";
+
+let schema: GraphQLSchema | undefined;
+
+/** The schema is built once per process, on first use. */
+export function getSchema(): GraphQLSchema {
+  schema ??= builder.toSchema({ sortSchema: true });
+  return schema;
+}

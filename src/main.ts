@@ -1,0 +1,44 @@
+import { createApp } from "./app.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { DataDirBusyError } from "./db/data-dir-lock.ts";
+import { createLogger } from "./logger.ts";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const app = await createApp(config, logger);
+  const address = await app.listen();
+  logger.info(
+    { url: `http://${address.address}:${address.port}`, database: app.db.kind },
+    "memory service listening (GraphQL at /graphql, REST at /api/v1)",
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing requests in flight");
+    app.close().then(
+      () => {
+        logger.info("stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof DataDirBusyError) {
+    console.error(error.message);
+    if (error instanceof DataDirBusyError) console.error("Is the service already running on this DATA_DIR?");
+  } else {
+    console.error(error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,107 @@
+import {
+  coerceInputValue,
+  execute,
+  getNamedType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  parse,
+  typeFromAST,
+  validate,
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from "graphql";
+import { AppError, internalError, invalid, isErrorCode } from "../errors.ts";
+import type { Context } from "../graphql/context.ts";
+
+/**
+ * A GraphQL operation the REST adapter runs: parsed once, validated once against the schema, executed
+ * directly (the rules live in the resolvers; REST only maps the wire format).
+ */
+export class Operation<TData> {
+  readonly document: DocumentNode;
+  private readonly definition: OperationDefinitionNode;
+  private validatedFor: GraphQLSchema | undefined;
+
+  constructor(source: string) {
+    this.document = parse(source);
+    const definition = this.document.definitions.find((d) => d.kind === "OperationDefinition");
+    if (!definition) throw new Error("no operation in REST operation source");
+    this.definition = definition;
+  }
+
+  async run(schema: GraphQLSchema, context: Context, variables: Record<string, unknown> = {}): Promise<TData> {
+    this.ensureValid(schema);
+    const variableValues = this.coerce(schema, variables);
+    const result = await execute({ schema, document: this.document, contextValue: context, variableValues });
+    if (result.errors?.length) throw appErrorOf(result.errors[0]!);
+    return result.data as TData;
+  }
+
+  private ensureValid(schema: GraphQLSchema): void {
+    if (this.validatedFor === schema) return;
+    const errors = validate(schema, this.document);
+    if (errors.length) throw new Error(`REST operation does not match the schema: ${errors[0]!.message}`);
+    this.validatedFor = schema;
+  }
+
+  /** Coerces variables as GraphQL would, but names the offending field so REST can report it. */
+  private coerce(schema: GraphQLSchema, variables: Record<string, unknown>): Record<string, unknown> {
+    const coerced: Record<string, unknown> = {};
+    for (const definition of this.definition.variableDefinitions ?? []) {
+      const name = definition.variable.name.value;
+      const value = variables[name];
+      if (value === undefined) continue;
+      const type = typeFromAST(schema, definition.type) as GraphQLInputType;
+      coerced[name] = coerceInputValue(value, type, (path) => {
+        // `input` and `filter` carry the body and the query filters: their fields are what callers know
+        const fieldPath = name === "input" || name === "filter" ? path : [name, ...path];
+        throw invalid(formatPath(fieldPath), `must be ${describe(typeAt(type, path))}`);
+      });
+    }
+    return coerced;
+  }
+}
+
+function formatPath(path: readonly (string | number)[]): string {
+  return path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? key : `.${key}`)).join("");
+}
+
+function typeAt(type: GraphQLInputType, path: readonly (string | number)[]): GraphQLInputType {
+  let current = type;
+  for (const key of path) {
+    const inner = isNonNullType(current) ? current.ofType : current;
+    if (typeof key === "number" && isListType(inner)) current = inner.ofType;
+    else if (typeof key === "string" && isInputObjectType(inner)) current = inner.getFields()[key]?.type ?? inner;
+  }
+  return current;
+}
+
+const scalarNames: Record<string, string> = {
+  String: "a string",
+  ID: "a string",
+  Int: "a whole number",
+  Float: "a number",
+  Boolean: "true or false",
+  JSON: "JSON",
+  JSONObject: "a JSON object",
+  DateTime: "an ISO 8601 timestamp",
+};
+
+function describe(type: GraphQLInputType): string {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) return `a list of ${describe(inner.ofType).replace(/^an? /, "")}s`;
+  const named = getNamedType(inner);
+  return isInputObjectType(named) ? "an object" : (scalarNames[named.name] ?? `a ${named.name}`);
+}
+
+/** The AppError behind a GraphQL error; anything else is unexpected and becomes INTERNAL. */
+export function appErrorOf(error: GraphQLError): AppError {
+  if (error.originalError instanceof AppError) return error.originalError;
+  const code = error.extensions?.code;
+  if (isErrorCode(code) && code !== "INTERNAL") return new AppError(code, error.message);
+  return internalError(error.originalError ?? error);
+}

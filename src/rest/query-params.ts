@@ -1,0 +1,47 @@
+import { invalid } from "../errors.ts";
+
+/**
+ * A REST query string, read strictly: a parameter the route does not know, or one given twice, is an error
+ * rather than something silently ignored.
+ */
+export class QueryParams {
+  constructor(private readonly params: URLSearchParams) {}
+
+  /** Fails on any parameter outside `known`; call once per handler, with every name it reads. */
+  only(known: readonly string[]): this {
+    for (const name of new Set(this.params.keys())) {
+      if (!known.includes(name)) throw invalid(name, `is not a query parameter of this route (known: ${known.join(", ") || "none"})`);
+    }
+    return this;
+  }
+
+  string(name: string): string | undefined {
+    const values = this.params.getAll(name);
+    if (values.length > 1) throw invalid(name, "is given more than once");
+    return values[0];
+  }
+
+  int(name: string): number | undefined {
+    const value = this.string(name);
+    if (value === undefined) return undefined;
+    if (!/^-?\d{1,10}$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) throw invalid(name, "must be a whole number");
+    const number = Number(value);
+    if (number > 2_147_483_647 || number < -2_147_483_648) throw invalid(name, "is out of range");
+    return number;
+  }
+
+  bool(name: string): boolean | undefined {
+    const value = this.string(name)?.trim().toLowerCase();
+    if (value === undefined) return undefined;
+    if (value === "true" || value === "1") return true;
+    if (value === "false" || value === "0") return false;
+    throw invalid(name, "must be true or false");
+  }
+
+  /** A comma-separated list (`tags=a,b`); empty entries are dropped. */
+  list(name: string): string[] | undefined {
+    const value = this.string(name);
+    if (value === undefined) return undefined;
+    return value.split(",").map((item) => item.trim()).filter(Boolean);
+  }
+}

@@ -1,0 +1,233 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe.skipIf(databaseUnavailable())("REST memory routes", () => {
+  let server: TestServer;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    user = await server.newUser();
+  });
+  afterAll(() => server?.close());
+
+  describe("POST /api/v1/memory (create)", () => {
+    it("answers 201 with the memory's fields in snake_case and ok: true", async () => {
+      const res = await user.api.post("/api/v1/memory", {
+        content: "I prefer tea to coffee",
+        type: "preference",
+        tags: ["drinks", "morning"],
+        metadata: { source: "chat", confidence: 0.9 },
+      });
+      expect(res.status).toBe(201);
+      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(res.body).toEqual({
+        id: expect.stringMatching(UUID),
+        content: "I prefer tea to coffee",
+        type: "preference",
+        tags: ["drinks", "morning"],
+        metadata: { source: "chat", confidence: 0.9 },
+        thread_id: null,
+        is_archived: false,
+        created_at: expect.stringMatching(ISO),
+        updated_at: expect.stringMatching(ISO),
+        ok: true,
+      });
+    });
+
+    it("needs only content; the other fields take their defaults", async () => {
+      const res = await user.api.post("/api/v1/memory", { content: "just text" });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ content: "just text", type: null, tags: [], metadata: {}, thread_id: null });
+    });
+
+    it("stores an object given as content and returns the same object", async () => {
+      const record = { dish: "ramen", rating: 5, notes: { spicy: true, extras: ["egg", "nori"] } };
+      const res = await user.api.post("/api/v1/memory", { content: record, type: "observation" });
+      expect(res.status).toBe(201);
+      expect(res.body.content).toEqual(record);
+      const fetched = await user.api.get(`/api/v1/memories/${res.body.id}`);
+      expect(fetched.body.content).toEqual(record);
+    });
+
+    it("keeps unicode content exactly", async () => {
+      const content = "Ich mag Käse 🧀 — 日本語も話せます";
+      const res = await user.api.post("/api/v1/memory", { content, tags: ["ünïcödé"] });
+      expect(res.status).toBe(201);
+      expect((await user.api.get(`/api/v1/memories/${res.body.id}`)).body).toMatchObject({ content, tags: ["ünïcödé"] });
+    });
+  });
+
+  describe("GET /api/v1/memories/{id} (get)", () => {
+    it("returns the memory as it was created", async () => {
+      const created = (await user.api.post("/api/v1/memory", { content: "get me", tags: ["x"] })).body;
+      const res = await user.api.get(`/api/v1/memories/${created.id}`);
+      expect(res.status).toBe(200);
+      const { ok, ...memory } = created;
+      expect(ok).toBe(true);
+      expect(res.body).toEqual(memory);
+    });
+
+    it("answers 404 NOT_FOUND for an unknown id and for a malformed one", async () => {
+      for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-uuid"]) {
+        const res = await user.api.get(`/api/v1/memories/${id}`);
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({ error: { code: "NOT_FOUND", message: expect.any(String) } });
+      }
+    });
+  });
+
+  describe("PATCH /api/v1/memories/{id} (partial update)", () => {
+    it("changes what is sent and keeps what is not", async () => {
+      const created = (
+        await user.api.post("/api/v1/memory", { content: "old", type: "task", tags: ["a"], metadata: { k: 1 } })
+      ).body;
+      const res = await user.api.patch(`/api/v1/memories/${created.id}`, { content: "new" });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: created.id, content: "new", type: "task", tags: ["a"], metadata: { k: 1 } });
+      expect(res.body.created_at).toBe(created.created_at);
+      expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at));
+    });
+
+    it("clears a field sent as null", async () => {
+      const created = (await user.api.post("/api/v1/memory", { content: "c", type: "task", tags: ["a"] })).body;
+      const res = await user.api.patch(`/api/v1/memories/${created.id}`, { type: null, tags: null });
+      expect(res.body).toMatchObject({ content: "c", type: null, tags: [] });
+    });
+
+    it("archives and un-archives a memory", async () => {
+      const created = (await user.api.post("/api/v1/memory", { content: "archive me" })).body;
+      const archived = await user.api.patch(`/api/v1/memories/${created.id}`, { is_archived: true });
+      expect(archived.body.is_archived).toBe(true);
+      const restored = await user.api.patch(`/api/v1/memories/${created.id}`, { is_archived: false });
+      expect(restored.body.is_archived).toBe(false);
+    });
+
+    it("answers 404 for an unknown id", async () => {
+      const res = await user.api.patch("/api/v1/memories/00000000-0000-4000-8000-000000000000", { content: "x" });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe("NOT_FOUND");
+    });
+  });
+
+  describe("PUT /api/v1/memories/{id} (full replace)", () => {
+    it("replaces every writable field; what is left out goes back to its default", async () => {
+      const created = (
+        await user.api.post("/api/v1/memory", { content: "old", type: "task", tags: ["a"], metadata: { k: 1 } })
+      ).body;
+      const res = await user.api.put(`/api/v1/memories/${created.id}`, { content: "replaced", tags: ["b"] });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        id: created.id,
+        content: "replaced",
+        type: null,
+        tags: ["b"],
+        metadata: {},
+        thread_id: null,
+        is_archived: false,
+      });
+    });
+
+    it("accepts a memory sent back as fetched (read-only fields are ignored)", async () => {
+      const created = (await user.api.post("/api/v1/memory", { content: "round trip", tags: ["t"] })).body;
+      const fetched = (await user.api.get(`/api/v1/memories/${created.id}`)).body;
+      const res = await user.api.put(`/api/v1/memories/${created.id}`, { ...fetched, content: "round trip 2" });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ content: "round trip 2", tags: ["t"] });
+    });
+
+    it("needs content", async () => {
+      const created = (await user.api.post("/api/v1/memory", { content: "x" })).body;
+      const res = await user.api.put(`/api/v1/memories/${created.id}`, { type: "task" });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({ code: "VALIDATION_ERROR", message: "content is required" });
+    });
+  });
+
+  describe("DELETE /api/v1/memories/{id}", () => {
+    it("answers {ok: true}; the memory is gone after", async () => {
+      const created = (await user.api.post("/api/v1/memory", { content: "delete me" })).body;
+      const res = await user.api.delete(`/api/v1/memories/${created.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ok: true });
+      expect((await user.api.get(`/api/v1/memories/${created.id}`)).status).toBe(404);
+      expect((await user.api.delete(`/api/v1/memories/${created.id}`)).status).toBe(404);
+    });
+  });
+
+  describe("GET /api/v1/memory (list)", () => {
+    let lister: TestUser;
+    const created: { id: string; content: string }[] = [];
+
+    beforeAll(async () => {
+      lister = await server.newUser();
+      // 25 memories, oldest first: i % 3 decides the type, i % 2 the tags, every fifth is archived
+      for (let i = 0; i < 25; i++) {
+        const res = await lister.api.post("/api/v1/memory", {
+          content: `memory ${i}`,
+          type: ["preference", "task", "journal"][i % 3],
+          tags: i % 2 === 0 ? ["even", "all"] : ["odd", "all"],
+        });
+        if (i % 5 === 0) await lister.api.patch(`/api/v1/memories/${res.body.id}`, { is_archived: true });
+        created.push(res.body);
+      }
+    });
+
+    it("defaults to 20 items, newest first, with total, limit, offset and has_more", async () => {
+      const res = await lister.api.get("/api/v1/memory");
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ total: 25, limit: 20, offset: 0, has_more: true });
+      expect(res.body.memories).toHaveLength(20);
+      expect(res.body.memories.map((m: { content: string }) => m.content)).toEqual(
+        created.slice(5).reverse().map((m) => m.content),
+      );
+    });
+
+    it("pages with limit and offset; has_more is false exactly at the end", async () => {
+      const page = (offset: number, limit: number) => lister.api.get(`/api/v1/memory?limit=${limit}&offset=${offset}`);
+      expect((await page(0, 10)).body).toMatchObject({ has_more: true, offset: 0, limit: 10 });
+      expect((await page(15, 10)).body).toMatchObject({ has_more: false });
+      expect((await page(15, 10)).body.memories).toHaveLength(10);
+      expect((await page(14, 10)).body.has_more).toBe(true);
+      const past = (await page(25, 10)).body;
+      expect(past).toMatchObject({ memories: [], total: 25, has_more: false });
+      expect((await page(0, 100)).body.memories).toHaveLength(25);
+    });
+
+    it("filters by type", async () => {
+      const res = await lister.api.get("/api/v1/memory?type=task&limit=100");
+      expect(res.body.total).toBe(8);
+      expect(res.body.memories.every((m: { type: string }) => m.type === "task")).toBe(true);
+    });
+
+    it("filters by tags, matching memories that carry every listed tag", async () => {
+      expect((await lister.api.get("/api/v1/memory?tags=even")).body.total).toBe(13);
+      expect((await lister.api.get("/api/v1/memory?tags=even,all")).body.total).toBe(13);
+      expect((await lister.api.get("/api/v1/memory?tags=even,odd")).body.total).toBe(0);
+    });
+
+    it("filters by is_archived: true only archived, false only live, absent both", async () => {
+      expect((await lister.api.get("/api/v1/memory?is_archived=true")).body.total).toBe(5);
+      expect((await lister.api.get("/api/v1/memory?is_archived=false")).body.total).toBe(20);
+      expect((await lister.api.get("/api/v1/memory")).body.total).toBe(25);
+    });
+
+    it("combines filters", async () => {
+      const res = await lister.api.get("/api/v1/memory?type=preference&tags=even&is_archived=false");
+      // i in 0..24 with i % 3 == 0, i even, i % 5 != 0: 6, 12, 18, 24
+      expect(res.body.total).toBe(4);
+    });
+
+    it("rejects a limit over 100, under 1, or not a number", async () => {
+      for (const limit of ["101", "0", "-1", "ten"]) {
+        const res = await lister.api.get(`/api/v1/memory?limit=${limit}`);
+        expect(res.status).toBe(400);
+        expect(res.body.error.code).toBe("VALIDATION_ERROR");
+        expect(res.body.error.message).toMatch(/^limit /);
+      }
+    });
+  });
+});

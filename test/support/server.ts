@@ -1,0 +1,84 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+import { createApp, type App } from "../../src/app.ts";
+import { loadConfig, type Env } from "../../src/config.ts";
+import { keyAdmin } from "../../src/domain/key-admin.ts";
+import { createLogger } from "../../src/logger.ts";
+import { HttpClient } from "./http.ts";
+
+export const databaseUnderTest = (): "pglite" | "postgres" =>
+  process.env.TEST_DATABASE === "postgres" ? "postgres" : "pglite";
+
+/** True when this project's database cannot be reached (the postgres project without a server). */
+export const databaseUnavailable = (): boolean => databaseUnderTest() === "postgres" && !inject("postgresUrl");
+
+export interface TestUser {
+  handle: string;
+  userId: string;
+  keyId: string;
+  key: string;
+  api: HttpClient;
+}
+
+export interface TestServer {
+  app: App;
+  url: string;
+  /** A new user with one key, and a client that sends it. */
+  newUser(handle?: string): Promise<TestUser>;
+  /** A client with no key, or with the one given. */
+  client(key?: string): HttpClient;
+  close(): Promise<void>;
+}
+
+/** A fresh PostgreSQL database for one test file; dropped by the returned function. */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = inject("postgresUrl");
+  if (!admin) throw new Error("PostgreSQL is not available");
+  const name = `memtest_${randomBytes(6).toString("hex")}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** The service on a free loopback port, on a fresh database of the kind under test. */
+export async function startTestServer(env: Env = {}): Promise<TestServer> {
+  const postgres = databaseUnderTest() === "postgres" ? await freshPostgresDatabase() : undefined;
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    DATA_DIR: "memory://",
+    ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+    ...env,
+  } as Record<string, string>);
+  const app = await createApp(config, createLogger(config.logLevel));
+  const address = await app.listen();
+  const url = `http://127.0.0.1:${address.port}`;
+  let users = 0;
+  return {
+    app,
+    url,
+    client: (key) => new HttpClient(url, key),
+    async newUser(handle = `user${++users}-${randomBytes(3).toString("hex")}@example.com`) {
+      const created = await keyAdmin(app.services).create(handle, "test");
+      return { handle, userId: created.userId, keyId: created.id, key: created.key, api: new HttpClient(url, created.key) };
+    },
+    async close() {
+      await app.close();
+      await postgres?.drop();
+    },
+  };
+}
