@@ -1,6 +1,7 @@
 // Prisma's schema engine compiled to WebAssembly, driven through a driver adapter: it computes migrations and
 // drift without the native engine binary, so it works offline. Used by migrate-new.ts and the drift test.
 import { readFileSync } from "node:fs";
+import { readMigrations, migrationsDir } from "../src/db/migrate.ts";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,20 +29,30 @@ function initWasm(): void {
 
 const noFilters = { externalTables: [], externalEnums: [] };
 
-/**
- * The SQL that would bring the database behind `adapter` to prisma/schema.prisma; Prisma's
- * "-- This is an empty migration." when they already agree.
- */
-export async function diffDatabaseToSchema(adapter: SqlMigrationAwareDriverAdapterFactory): Promise<string> {
+async function withEngine<T>(
+  adapter: SqlMigrationAwareDriverAdapterFactory,
+  fn: (engine: wasm.SchemaEngine, files: { path: string; content: string }[]) => Promise<T>,
+): Promise<T> {
   initWasm();
   const schema = readFileSync(schemaPath, "utf8");
-  const files = [{ path: schemaPath, content: schema }];
   const engine = await wasm.SchemaEngine.new(
     { datamodels: [[schemaPath, schema]] },
     () => {},
     bindMigrationAwareSqlAdapterFactory(adapter),
   );
   try {
+    return await fn(engine, [{ path: schemaPath, content: schema }]);
+  } finally {
+    engine.free();
+  }
+}
+
+/**
+ * The SQL that would bring the database behind `adapter` to prisma/schema.prisma; Prisma's
+ * "-- This is an empty migration." when they already agree.
+ */
+export function diffDatabaseToSchema(adapter: SqlMigrationAwareDriverAdapterFactory): Promise<string> {
+  return withEngine(adapter, async (engine, files) => {
     const result = await engine.diff({
       from: { tag: "schemaDatasource", files, configDir: root },
       to: { tag: "schemaDatamodel", files },
@@ -50,9 +61,27 @@ export async function diffDatabaseToSchema(adapter: SqlMigrationAwareDriverAdapt
       filters: noFilters,
     });
     return result.stdout ?? "";
-  } finally {
-    engine.free();
-  }
+  });
+}
+
+/** What `prisma migrate status` would report about the database's migration history. */
+export function migrationHistory(adapter: SqlMigrationAwareDriverAdapterFactory) {
+  const lockfile = join(migrationsDir, "migration_lock.toml");
+  return withEngine(adapter, (engine) =>
+    engine.diagnoseMigrationHistory({
+      migrationsList: {
+        baseDir: migrationsDir,
+        lockfile: { path: lockfile, content: readFileSync(lockfile, "utf8") },
+        shadowDbInitScript: "",
+        migrationDirectories: readMigrations().map((m) => ({
+          path: m.name,
+          migrationFile: { path: "migration.sql", content: { tag: "ok", value: m.sql } },
+        })),
+      },
+      optInToShadowDatabase: false,
+      filters: noFilters,
+    }),
+  );
 }
 
 export const isEmptyMigration = (sql: string) => sql.trim() === "-- This is an empty migration.";

@@ -57,7 +57,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
       // Yoga uses a body it is handed as is; reading it here is what enforces the size limit
       (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, config.limits.maxBodyBytes);
     }
-    await yoga.handleNodeRequestAndResponse(req, res, context);
+    await yoga(req, res, context);
   }
 
   async function rest(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {

@@ -25,15 +25,21 @@ function withCodes(result: SingleResult): SingleResult {
 
 function withCode(error: GraphQLError): GraphQLError {
   if (isErrorCode(error.extensions?.code)) return error;
-  const http = error.extensions?.http as { status?: number } | undefined;
+  const http = error.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined;
   const code = codeFor(error.message, http?.status);
+  // no `spec` flag: Yoga would answer such errors 200 to application/json clients, and a request that cannot
+  // run is a 4xx here, whatever the client accepts
   return new GraphQLError(error.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     originalError: error.originalError,
-    extensions: { ...error.extensions, code, http: { ...http, status: http?.status ?? errorStatus[code] } },
+    extensions: {
+      ...error.extensions,
+      code,
+      http: { status: http?.status ?? errorStatus[code], ...(http?.headers ? { headers: http.headers } : {}) },
+    },
   });
 }
 

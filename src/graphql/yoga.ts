@@ -18,7 +18,11 @@ export function createGraphQL(logger: Logger): Yoga {
     graphiql: false,
     maskedErrors: {
       maskError(error, message) {
-        const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+        // errors meant for the client (ours, and graphql-js' own) pass; anything else is a bug to hide and log
+        if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
+          return error;
+        }
+        const original = error instanceof GraphQLError ? error.originalError : error;
         logger.error({ err: original }, "unexpected error in a GraphQL operation");
         return new GraphQLError(message === "Unexpected error." ? "Internal server error" : message, {
           extensions: { code: "INTERNAL", http: { status: 500 } },

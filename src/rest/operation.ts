@@ -56,13 +56,37 @@ export class Operation<TData> {
       const value = variables[name];
       if (value === undefined) continue;
       const type = typeFromAST(schema, definition.type) as GraphQLInputType;
-      coerced[name] = coerceInputValue(value, type, (path) => {
+      const fail = (path: readonly (string | number)[]): never => {
         // `input` and `filter` carry the body and the query filters: their fields are what callers know
         const fieldPath = name === "input" || name === "filter" ? path : [name, ...path];
         throw invalid(formatPath(fieldPath), `must be ${describe(typeAt(type, path))}`);
-      });
+      };
+      requireArraysForLists(value, type, [], fail);
+      coerced[name] = coerceInputValue(value, type, fail);
     }
     return coerced;
+  }
+}
+
+/**
+ * GraphQL coerces a lone value into a list of one; in a JSON body that is a mistake (`"tags": "a,b"`), so the
+ * REST adapter asks for real arrays wherever the schema has a list.
+ */
+function requireArraysForLists(
+  value: unknown,
+  type: GraphQLInputType,
+  path: (string | number)[],
+  fail: (path: readonly (string | number)[]) => never,
+): void {
+  if (value === null || value === undefined) return;
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    if (!Array.isArray(value)) fail(path);
+    (value as unknown[]).forEach((item, i) => requireArraysForLists(item, inner.ofType, [...path, i], fail));
+  } else if (isInputObjectType(inner) && typeof value === "object" && !Array.isArray(value)) {
+    for (const [key, field] of Object.entries(inner.getFields())) {
+      requireArraysForLists((value as Record<string, unknown>)[key], field.type, [...path, key], fail);
+    }
   }
 }
 

@@ -1,0 +1,12 @@
+/**
+ * Turns texts into vectors. Vectors made by different embedders (or the same model at other dimensions) are
+ * not comparable, so every stored vector records the `id` of the embedder that made it, and a search only
+ * ever compares vectors of one `id`.
+ */
+export interface Embedder {
+  /** Model and dimensions, e.g. "builtin-hash-v1:512" or "openai:text-embedding-3-small:1536". */
+  readonly id: string;
+  readonly dimensions: number;
+  /** One L2-normalised vector per text, in order. Implementations batch as their backend allows. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+}

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+
+const deep = (depth: number): unknown => (depth === 0 ? "leaf" : { next: deep(depth - 1) });
+
+describe.skipIf(databaseUnavailable())("bad input", () => {
+  let server: TestServer;
+  let user: TestUser;
+  let memoryId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ MAX_BODY_BYTES: "65536", MAX_CONTENT_CHARS: "1000" });
+    user = await server.newUser();
+    memoryId = (await user.api.post("/api/v1/memory", { content: "target" })).body.id;
+  });
+  afterAll(() => server?.close());
+
+  const expectError = (res: { status: number; body: any }, status: number, code: string, message: RegExp) => {
+    expect(res.status).toBe(status);
+    expect(res.body).toEqual({ error: { code, message: expect.stringMatching(message) } });
+  };
+
+  describe("create (POST /api/v1/memory): a 400 VALIDATION_ERROR that names the field", () => {
+    it.each([
+      ["missing content", { type: "task" }, /^content is required/],
+      ["empty content", { content: "" }, /^content must not be empty/],
+      ["blank content", { content: "   \n\t " }, /^content must not be empty/],
+      ["null content", { content: null }, /^content is required/],
+      ["content of the wrong type", { content: 42 }, /^content must be a string or a JSON object/],
+      ["content as an array", { content: ["a"] }, /^content must be a string or a JSON object/],
+      ["content too long", { content: "x".repeat(1001) }, /^content must be at most 1000 characters/],
+      ["content with NUL", { content: "a\u0000b" }, /^content must not contain NUL/],
+      ["content with a lone surrogate", { content: "a\ud800b" }, /^content must be valid Unicode/],
+      ["tags not a list", { content: "x", tags: "a,b" }, /^tags must be a list of strings/],
+      ["a tag of the wrong type", { content: "x", tags: ["a", 3] }, /^tags\[1\] must be a string/],
+      ["an empty tag", { content: "x", tags: ["a", " "] }, /^tags\[1\] must not be empty/],
+      ["a tag too long", { content: "x", tags: ["t".repeat(65)] }, /^tags\[0\] must be at most 64 characters/],
+      ["too many tags", { content: "x", tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, /^tags must have at most 50/],
+      ["metadata not an object", { content: "x", metadata: [1, 2] }, /^metadata must be a JSON object/],
+      ["metadata too large", { content: "x", metadata: { blob: "y".repeat(17_000) } }, /^metadata must be at most 16384 bytes/],
+      ["metadata nested too deeply", { content: "x", metadata: deep(40) }, /^metadata(\.next)+ is nested too deeply/],
+      ["metadata with NUL in a key", { content: "x", metadata: { "a\u0000": 1 } }, /^metadata has a key that must not contain NUL/],
+      ["type not a word", { content: "x", type: "two words" }, /^type must be a short lowercase word/],
+      ["type of the wrong type", { content: "x", type: 7 }, /^type must be a string/],
+      ["a thread that does not exist", { content: "x", thread_id: "00000000-0000-4000-8000-000000000000" }, /^thread_id does not name one of your threads/],
+      ["a thread id that is not an id", { content: "x", thread_id: "thread-1" }, /^thread_id does not name one of your threads/],
+      ["is_archived not a boolean", { content: "x", is_archived: "yes" }, /^is_archived must be true or false/],
+      ["an unknown field", { content: "x", kind: "task" }, /^kind is not a field of a memory/],
+      ["a body that is not an object", ["content"], /^body must be a JSON object/],
+    ])("%s", async (_name, body, message) => {
+      expectError(await user.api.post("/api/v1/memory", body), 400, "VALIDATION_ERROR", message);
+    });
+  });
+
+  it("PATCH refuses null for fields that cannot be cleared", async () => {
+    expectError(await user.api.patch(`/api/v1/memories/${memoryId}`, { content: null }), 400, "VALIDATION_ERROR", /^content cannot be null/);
+    expectError(await user.api.patch(`/api/v1/memories/${memoryId}`, { is_archived: null }), 400, "VALIDATION_ERROR", /^is_archived cannot be null/);
+  });
+
+  it("malformed JSON is 400 INVALID_JSON", async () => {
+    const res = await user.api.request("POST", "/api/v1/memory", {
+      raw: '{"content": "unterminated',
+      headers: { "content-type": "application/json" },
+    });
+    expectError(res, 400, "INVALID_JSON", /not valid JSON/);
+  });
+
+  it("a body that is not JSON is 415 UNSUPPORTED_MEDIA_TYPE", async () => {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+      const res = await user.api.request("POST", "/api/v1/memory", { raw: "content=x", headers: { "content-type": type } });
+      expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE", /JSON/);
+    }
+  });
+
+  it("a missing body is 400", async () => {
+    const res = await user.api.request("POST", "/api/v1/memory", { headers: { "content-type": "application/json" } });
+    expectError(res, 400, "VALIDATION_ERROR", /body is required/);
+  });
+
+  it("an oversized body is 413 PAYLOAD_TOO_LARGE, on REST and GraphQL", async () => {
+    const big = JSON.stringify({ content: "x".repeat(70_000) });
+    const rest = await user.api.request("POST", "/api/v1/memory", { raw: big, headers: { "content-type": "application/json" } });
+    expectError(rest, 413, "PAYLOAD_TOO_LARGE", /at most 65536 bytes/);
+    const gql = await user.api.request("POST", "/graphql", {
+      raw: JSON.stringify({ query: `{ me { id } }`, variables: { pad: "x".repeat(70_000) } }),
+      headers: { "content-type": "application/json" },
+    });
+    expect(gql.status).toBe(413);
+    expect(gql.body.errors?.[0]?.extensions?.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  describe("query strings", () => {
+    it.each([
+      ["limit over 100", "limit=101", /^limit must be a whole number from 1 to 100/],
+      ["negative limit", "limit=-1", /^limit must be a whole number from 1 to 100/],
+      ["limit not a number", "limit=abc", /^limit must be a whole number/],
+      ["a fractional limit", "limit=2.5", /^limit must be a whole number/],
+      ["negative offset", "offset=-3", /^offset must be a whole number of 0 or more/],
+      ["a huge offset", "offset=99999999999999", /^offset /],
+      ["is_archived not a boolean", "is_archived=maybe", /^is_archived must be true or false/],
+      ["a parameter given twice", "limit=5&limit=10", /^limit is given more than once/],
+      ["an unknown parameter", "page=2", /^page is not a query parameter/],
+      ["a thread_id that is not an id", "thread_id=abc", /^thread_id must be a thread id/],
+    ])("%s", async (_name, query, message) => {
+      expectError(await user.api.get(`/api/v1/memory?${query}`), 400, "VALIDATION_ERROR", message);
+    });
+  });
+
+  it("an unknown route is 404 and a known route with the wrong method is 405 with Allow", async () => {
+    expectError(await user.api.get("/api/v1/nothing-here"), 404, "NOT_FOUND", /No route/);
+    const res = await user.api.delete("/api/v1/memory");
+    expectError(res, 405, "METHOD_NOT_ALLOWED", /DELETE is not allowed/);
+    expect(res.headers.get("allow")).toBe("POST, GET");
+  });
+
+  it("none of the above wrote anything", async () => {
+    const res = await user.api.get("/api/v1/memory?limit=100");
+    expect(res.body.total).toBe(1);
+    expect(res.body.memories[0].content).toBe("target");
+  });
+});
