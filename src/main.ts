@@ -15,9 +15,17 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, "second signal: exiting without waiting");
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, "shutting down: finishing requests in flight");
+    // requests get SHUTDOWN_TIMEOUT_MS; closing the database gets a little more before we give up on it
+    setTimeout(() => {
+      logger.error("shutdown did not finish in time; exiting");
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 15_000).unref();
     app.close().then(
       () => {
         logger.info("stopped");
