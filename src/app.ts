@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import { startMaintenance } from "./db/maintenance.ts";
 import { openDatabase } from "./db/open.ts";
 import { startControlServer, type ControlServer } from "./control/server.ts";
 import { keyAdmin } from "./domain/key-admin.ts";
@@ -40,6 +41,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   if (db.kind === "pglite" && !config.dataDir.startsWith("memory://")) {
     control = await startControlServer(config.dataDir, keyAdmin(services), logger);
   }
+  const maintenance = db.kind === "pglite" ? startMaintenance(db.sql, logger) : undefined;
   return {
     config,
     logger,
@@ -56,6 +58,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       }),
     async close() {
       await http.drain(config.shutdownTimeoutMs);
+      maintenance?.stop();
       await control?.close();
       await db.close();
     },

@@ -1,6 +1,7 @@
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirBusyError } from "./db/data-dir-lock.ts";
+import { MigrationError } from "./db/migrate.ts";
 import { createLogger } from "./logger.ts";
 
 async function main(): Promise<void> {
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirBusyError) {
+  if (error instanceof ConfigError || error instanceof DataDirBusyError || error instanceof MigrationError) {
     console.error(error.message);
     if (error instanceof DataDirBusyError) console.error("Is the service already running on this DATA_DIR?");
   } else {

@@ -1,5 +1,6 @@
 import { ConfigError } from "../config.ts";
 import { DataDirBusyError } from "../db/data-dir-lock.ts";
+import { MigrationError } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
 
 export class UsageError extends Error {
@@ -18,7 +19,7 @@ export async function runCli(usage: string, command: (print: (text: string) => v
     if (error instanceof UsageError) {
       console.error(`${error.message}\n\n${usage}`);
       process.exitCode = 2;
-    } else if (error instanceof AppError || error instanceof ConfigError) {
+    } else if (error instanceof AppError || error instanceof ConfigError || error instanceof MigrationError) {
       console.error(error.message);
       process.exitCode = 1;
     } else if (error instanceof DataDirBusyError) {

@@ -11,6 +11,11 @@ export interface Sql {
 
 export interface Database {
   kind: DatabaseKind;
+  /**
+   * True when this process is the only one that can write (PGlite admits one process): in-process caches of
+   * database state are then exact as long as every write goes through this process's services.
+   */
+  singleWriter: boolean;
   prisma: PrismaClient;
   sql: Sql;
   close(): Promise<void>;

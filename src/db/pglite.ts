@@ -23,6 +23,7 @@ export async function openPGlite(dataDir: string, logger?: Logger): Promise<Data
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     return {
       kind: "pglite",
+      singleWriter: true,
       prisma,
       sql,
       async close() {

@@ -36,6 +36,7 @@ export async function openPostgres(url: string, poolSize: number, logger?: Logge
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     kind: "postgres",
+    singleWriter: false,
     prisma,
     sql,
     async close() {

@@ -24,14 +24,14 @@ interface CachedPrincipal {
 
 export class ApiKeyService {
   /**
-   * Known-good keys by hash. Only for the embedded database: one process owns it, and every revocation passes
-   * through this service (the CLI talks to a running server), so evicting on revoke keeps the cache exact.
-   * Several servers share a PostgreSQL database, where a key is checked against the database every time.
+   * Known-good keys by hash, when this process is the database's only writer (the embedded database): every
+   * revocation then passes through this service (the CLI talks to the running server), so evicting on revoke
+   * keeps the cache exact. Servers sharing PostgreSQL check the key against the database every time.
    */
   private readonly cache: Map<string, CachedPrincipal> | undefined;
 
   constructor(private readonly db: Database) {
-    this.cache = db.kind === "pglite" ? new Map() : undefined;
+    this.cache = db.singleWriter ? new Map() : undefined;
   }
 
   async authenticate(key: string): Promise<Principal | undefined> {

@@ -3,6 +3,8 @@ import type { Limits } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { invalid, notFound } from "../errors.ts";
 import { Prisma, type Memory } from "../generated/prisma/client.ts";
+import { Coalescer } from "./coalesce.ts";
+import type { ListTotals } from "./list-totals.ts";
 import { isUuid } from "./ids.ts";
 import { checkTags, completeValues, patchValues, type MemoryInput, type MemoryValues } from "./memory-input.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
@@ -27,14 +29,20 @@ export const DEFAULT_LIST_LIMIT = 20;
 const newestFirst: Prisma.MemoryOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
 
 export class MemoryService {
+  private readonly reads = new Coalescer<{ userId: string; query: MemoryQuery }, Memory>(({ userId, query }, ids) =>
+    this.db.prisma.memory.findMany({ ...selecting(query, "id"), where: { userId, id: { in: [...ids] } } }),
+  );
+
   constructor(
     private readonly db: Database,
     private readonly limits: Limits,
+    private readonly totals: ListTotals,
   ) {}
 
   async get(principal: Principal, id: string, query: MemoryQuery = {}): Promise<Memory | null> {
     if (!isUuid(id)) return null;
-    return this.db.prisma.memory.findUnique({ ...query, where: { id, userId: principal.userId } });
+    const scope = { userId: principal.userId, query };
+    return this.reads.load(`${principal.userId} ${JSON.stringify(query)}`, scope, id.toLowerCase());
   }
 
   async list(
@@ -48,7 +56,7 @@ export class MemoryService {
     const where = this.whereOf(principal, filter);
     const [items, total] = await Promise.all([
       this.db.prisma.memory.findMany({ ...query, where, orderBy: newestFirst, take: page.limit, skip: page.offset }),
-      this.db.prisma.memory.count({ where }),
+      this.totals.total(principal.userId, JSON.stringify(where), () => this.db.prisma.memory.count({ where })),
     ]);
     return pageOf(items, total, page);
   }
@@ -69,7 +77,9 @@ export class MemoryService {
     const values = completeValues(input, this.limits);
     await this.checkThread(principal, values.threadId);
     const data = { ...dbValues(values), content: values.content, userId: principal.userId };
-    return this.db.prisma.memory.create({ ...query, data });
+    const memory = await this.db.prisma.memory.create({ ...query, data });
+    this.totals.changed(principal.userId);
+    return memory;
   }
 
   /** PATCH: what is not sent is kept. */
@@ -93,6 +103,7 @@ export class MemoryService {
     const data = dbValues(values);
     const { count } = await this.db.prisma.memory.updateMany({ where: { id, userId: principal.userId }, data });
     if (count === 0) throw notFound("Memory");
+    this.totals.changed(principal.userId);
     return this.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id } });
   }
 
@@ -100,6 +111,7 @@ export class MemoryService {
     if (!isUuid(id)) throw notFound("Memory");
     const { count } = await this.db.prisma.memory.deleteMany({ where: { id, userId: principal.userId } });
     if (count === 0) throw notFound("Memory");
+    this.totals.changed(principal.userId);
   }
 
   private async checkThread(principal: Principal, threadId: string | null | undefined): Promise<void> {
@@ -110,6 +122,11 @@ export class MemoryService {
     });
     if (!thread) throw invalid("threadId", "does not name one of your threads");
   }
+}
+
+/** `query` with `field` selected too (when it selects at all), so that rows can be matched up. */
+function selecting(query: MemoryQuery, field: keyof Prisma.MemorySelect): MemoryQuery {
+  return query.select ? { ...query, select: { ...query.select, [field]: true } } : query;
 }
 
 type Columns = Omit<Partial<MemoryValues>, "data" | "metadata"> & {

@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { ApiKeyService } from "./api-keys.ts";
+import { ListTotals } from "./list-totals.ts";
 import { MemoryService } from "./memories.ts";
 import { UserService } from "./users.ts";
 
@@ -17,6 +18,6 @@ export function createServices(db: Database, config: Config): Services {
     db,
     users: new UserService(db),
     apiKeys: new ApiKeyService(db),
-    memories: new MemoryService(db, config.limits),
+    memories: new MemoryService(db, config.limits, new ListTotals(db.singleWriter)),
   };
 }

@@ -221,6 +221,23 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
       expect(res.body.total).toBe(4);
     });
 
+    it("reports totals that follow every kind of write at once", async () => {
+      const writer = await server.newUser();
+      const total = async (query = "") => (await writer.api.get(`/api/v1/memory${query}`)).body.total;
+      expect(await total()).toBe(0);
+      const a = (await writer.api.post("/api/v1/memory", { content: "a", type: "task" })).body;
+      expect(await total()).toBe(1);
+      expect(await total("?type=task")).toBe(1);
+      await writer.api.patch(`/api/v1/memories/${a.id}`, { type: "journal" });
+      expect(await total("?type=task")).toBe(0);
+      await writer.api.put(`/api/v1/memories/${a.id}`, { content: "a", type: "task" });
+      expect(await total("?type=task")).toBe(1);
+      await writer.api.patch(`/api/v1/memories/${a.id}`, { is_archived: true });
+      expect(await total("?is_archived=false")).toBe(0);
+      await writer.api.delete(`/api/v1/memories/${a.id}`);
+      expect(await total()).toBe(0);
+    });
+
     it("rejects a limit over 100, under 1, or not a number", async () => {
       for (const limit of ["101", "0", "-1", "ten"]) {
         const res = await lister.api.get(`/api/v1/memory?limit=${limit}`);

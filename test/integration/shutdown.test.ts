@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { npmRun, startServerProcess } from "../support/process.ts";
+import { npmRun, startServerProcess } from "../../scripts/lib/server-process.ts";
 import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase } from "../support/server.ts";
 
 describe.skipIf(databaseUnavailable())("graceful shutdown", () => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { once } from "node:events";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -38,24 +39,34 @@ export interface ServerProcess {
   log: string[];
 }
 
-/** `npm start` in a child process on a free port; resolves once it listens. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** `npm start` in a child process on a free port; resolves once /healthz answers. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  // what `npm start` runs, without npm in between, so that the signal reaches the server itself
+  const port = await freePort();
+  // what `npm start` runs, without npm in between, so that a signal reaches the server itself
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: root,
-    env: { ...baseEnv(), PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    env: { ...baseEnv(), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env, PORT: String(port) },
   });
   const exited = once(child, "exit").then(([code]) => code as number | null);
   const log: string[] = [];
-  child.stderr?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on("line", (line) => {
-      log.push(line);
-      const match = /"url":"http:\/\/[^:]+:(\d+)"/.exec(line);
-      if (match) resolve(`http://127.0.0.1:${match[1]}`);
-    });
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${log.join("\n")}`)));
-  });
-  return { url, child, exited, log };
+  let gone = false;
+  void exited.then(() => (gone = true));
+  createInterface({ input: child.stdout! }).on("line", (line) => log.push(line));
+  createInterface({ input: child.stderr! }).on("line", (line) => log.push(line));
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    if (gone) throw new Error(`server exited before it was ready:\n${log.join("\n")}`);
+    if (attempt > 600) throw new Error(`server not ready after 60 s:\n${log.join("\n")}`);
+    const ready = await fetch(`${url}/healthz`).then((res) => res.ok, () => false);
+    if (ready) return { url, child, exited, log };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

@@ -97,7 +97,7 @@ CREATE INDEX "api_keys_user_id_created_at_idx" ON "api_keys"("user_id", "created
 CREATE INDEX "threads_user_id_status_created_at_idx" ON "threads"("user_id", "status", "created_at");
 
 -- CreateIndex
-CREATE INDEX "memories_user_id_created_at_idx" ON "memories"("user_id", "created_at" DESC);
+CREATE INDEX "memories_user_id_created_at_id_idx" ON "memories"("user_id", "created_at" DESC, "id" DESC);
 
 -- CreateIndex
 CREATE INDEX "memories_user_id_type_idx" ON "memories"("user_id", "type");

@@ -1,0 +1,33 @@
+const MAX_ENTRIES = 10_000;
+
+/**
+ * The totals of memory lists, kept between a user's writes. Counting is the dearest part of a list on the
+ * embedded database (a full index scan per request); a cached total stays exact because every write to a
+ * user's memories passes through `changed`, and only this process writes (see Database.singleWriter).
+ */
+export class ListTotals {
+  private readonly generations = new Map<string, number>();
+  private readonly totals = new Map<string, { generation: number; total: number }>();
+
+  constructor(private readonly enabled: boolean) {}
+
+  /** Call after any write that may change which of `userId`'s memories a list matches. */
+  changed(userId: string): void {
+    if (this.enabled) this.generations.set(userId, (this.generations.get(userId) ?? 0) + 1);
+  }
+
+  async total(userId: string, listKey: string, count: () => Promise<number>): Promise<number> {
+    if (!this.enabled) return count();
+    const generation = this.generations.get(userId) ?? 0;
+    const key = `${userId} ${listKey}`;
+    const cached = this.totals.get(key);
+    if (cached?.generation === generation) return cached.total;
+    const total = await count();
+    // a write during the count bumped the generation: then this total may be stale, so keep it out
+    if ((this.generations.get(userId) ?? 0) === generation) {
+      if (this.totals.size >= MAX_ENTRIES) this.totals.clear();
+      this.totals.set(key, { generation, total });
+    }
+    return total;
+  }
+}
