@@ -5,7 +5,7 @@ import { startMaintenance } from "./db/maintenance.ts";
 import { openDatabase } from "./db/open.ts";
 import { startControlServer, type ControlServer } from "./control/server.ts";
 import { keyAdmin } from "./domain/key-admin.ts";
-import { createServices, type Services } from "./domain/services.ts";
+import { openServices, type ServiceOverrides, type Services } from "./domain/services.ts";
 import { getSchema } from "./graphql/schema.ts";
 import { createGraphQL } from "./graphql/yoga.ts";
 import type { Logger } from "./logger.ts";
@@ -25,9 +25,13 @@ export interface App {
 }
 
 /** Wires configuration, database, services and the HTTP server together. */
-export async function createApp(config: Config, logger: Logger): Promise<App> {
+export async function createApp(config: Config, logger: Logger, overrides: ServiceOverrides = {}): Promise<App> {
   const db = await openDatabase(config, logger);
-  const services = createServices(db, config);
+  const services = await openServices(db, config, logger, overrides).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
+  services.indexer.start();
   const http = createHttpServer({
     config,
     logger,
@@ -58,6 +62,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       }),
     async close() {
       await http.drain(config.shutdownTimeoutMs);
+      await services.indexer.stop();
+      await services.indexer.index.close();
       maintenance?.stop();
       await control?.close();
       await db.close();

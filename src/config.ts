@@ -25,6 +25,7 @@ const schema = z.object({
   DATABASE_POOL_SIZE: int(1, 200).default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
+  VECTOR_INDEX: z.enum(["auto", "usearch", "pgvector", "exact"]).default("auto"),
   QDRANT_URL: url(["http", "https"]).optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
@@ -65,6 +66,8 @@ export interface Config {
   databaseUrl: string | undefined;
   databasePoolSize: number;
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
+  /** The vector index when QDRANT_URL is not set; "auto" picks the fastest the database allows. */
+  vectorIndex: "auto" | "usearch" | "pgvector" | "exact";
   qdrant: { url: string; apiKey: string | undefined } | undefined;
   openai: { apiKey: string; baseUrl: string | undefined; model: string; dimensions: number | undefined } | undefined;
   rateLimit: { max: number; windowSeconds: number; redisUrl: string | undefined };
@@ -95,6 +98,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     logLevel: e.LOG_LEVEL,
+    vectorIndex: e.VECTOR_INDEX,
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
     openai:
       e.OPENAI_API_KEY || e.OPENAI_BASE_URL

@@ -6,7 +6,8 @@ import { loadConfig, type Config } from "../config.ts";
 import { NoServerError, remoteKeyAdmin } from "../control/client.ts";
 import { openDatabase } from "../db/open.ts";
 import { keyAdmin, type KeyAdmin, type KeyRecord } from "../domain/key-admin.ts";
-import { createServices } from "../domain/services.ts";
+import { ApiKeyService } from "../domain/api-keys.ts";
+import { UserService } from "../domain/users.ts";
 import { runCli, UsageError } from "./run.ts";
 
 const USAGE = `usage:
@@ -29,7 +30,7 @@ async function withKeyAdmin<T>(config: Config, fn: (admin: KeyAdmin) => Promise<
   }
   const db = await openDatabase(config);
   try {
-    return await fn(keyAdmin(createServices(db, config)));
+    return await fn(keyAdmin({ users: new UserService(db), apiKeys: new ApiKeyService(db) }));
   } finally {
     await db.close();
   }

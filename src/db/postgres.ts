@@ -2,11 +2,15 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
+import { PGVECTOR_SESSION_SETTINGS } from "../vectors/pgvector.ts";
 import type { Database, Sql } from "./database.ts";
 import { migrate } from "./migrate.ts";
 
 export async function openPostgres(url: string, poolSize: number, logger?: Logger): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const options = Object.entries(PGVECTOR_SESSION_SETTINGS)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(" ");
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, options });
   pool.on("error", (error) => logger?.error({ err: error }, "idle PostgreSQL connection failed"));
   try {
     const client = await pool.connect();

@@ -37,7 +37,7 @@ export const keyRecord = (key: ApiKey): KeyRecord => ({
   revokedAt: key.revokedAt?.toISOString() ?? null,
 });
 
-export function keyAdmin(services: Services): KeyAdmin {
+export function keyAdmin(services: Pick<Services, "users" | "apiKeys">): KeyAdmin {
   return {
     async create(userHandle, name) {
       const user = await services.users.ensure(userHandle);

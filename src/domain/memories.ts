@@ -4,8 +4,10 @@ import type { Database } from "../db/database.ts";
 import { invalid, notFound } from "../errors.ts";
 import { Prisma, type Memory } from "../generated/prisma/client.ts";
 import { Coalescer } from "./coalesce.ts";
+import { isUuid, newId } from "./ids.ts";
+import type { Indexer } from "./indexer.ts";
 import type { ListTotals } from "./list-totals.ts";
-import { isUuid } from "./ids.ts";
+import { insertMemories } from "./memory-rows.ts";
 import { checkTags, completeValues, patchValues, type MemoryInput, type MemoryValues } from "./memory-input.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
 
@@ -26,6 +28,27 @@ export interface MemoryFilter {
 
 export const DEFAULT_LIST_LIMIT = 20;
 
+/** Every column but the embedding, which only the indexer reads. */
+export const memoryColumns = {
+  id: true,
+  userId: true,
+  content: true,
+  data: true,
+  type: true,
+  tags: true,
+  metadata: true,
+  threadId: true,
+  isArchived: true,
+  workspaceId: true,
+  legacyUserId: true,
+  embedder: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.MemorySelect;
+
+// what the vector index keeps of a memory: a change to any of these must reach it
+const INDEXED_FIELDS = ["content", "type", "tags", "threadId", "isArchived"] as const;
+
 const newestFirst: Prisma.MemoryOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
 
 export class MemoryService {
@@ -37,12 +60,21 @@ export class MemoryService {
     private readonly db: Database,
     private readonly limits: Limits,
     private readonly totals: ListTotals,
+    private readonly indexer: Indexer,
   ) {}
 
   async get(principal: Principal, id: string, query: MemoryQuery = {}): Promise<Memory | null> {
     if (!isUuid(id)) return null;
     const scope = { userId: principal.userId, query };
     return this.reads.load(`${principal.userId} ${JSON.stringify(query)}`, scope, id.toLowerCase());
+  }
+
+  /** The user's memories with these ids that are not archived, in no particular order (search results). */
+  findLive(principal: Principal, ids: readonly string[], query: MemoryQuery = {}): Promise<Memory[]> {
+    return this.db.prisma.memory.findMany({
+      ...selecting(query, "id"),
+      where: { userId: principal.userId, id: { in: [...ids] }, isArchived: false },
+    });
   }
 
   async list(
@@ -55,7 +87,13 @@ export class MemoryService {
     const page = checkPage(limit, offset, DEFAULT_LIST_LIMIT);
     const where = this.whereOf(principal, filter);
     const [items, total] = await Promise.all([
-      this.db.prisma.memory.findMany({ ...query, where, orderBy: newestFirst, take: page.limit, skip: page.offset }),
+      this.db.prisma.memory.findMany({
+        ...selecting(query),
+        where,
+        orderBy: newestFirst,
+        take: page.limit,
+        skip: page.offset,
+      }),
       this.totals.total(principal.userId, JSON.stringify(where), () => this.db.prisma.memory.count({ where })),
     ]);
     return pageOf(items, total, page);
@@ -73,13 +111,16 @@ export class MemoryService {
     return where;
   }
 
-  async create(principal: Principal, input: MemoryInput, query: MemoryQuery = {}): Promise<Memory> {
+  async create(principal: Principal, input: MemoryInput): Promise<Memory> {
     const values = completeValues(input, this.limits);
     await this.checkThread(principal, values.threadId);
-    const data = { ...dbValues(values), content: values.content, userId: principal.userId };
-    const memory = await this.db.prisma.memory.create({ ...query, data });
+    const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
+    const [memory] = await insertMemories(this.db, [
+      { ...values, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vector) },
+    ]);
     this.totals.changed(principal.userId);
-    return memory;
+    await this.indexer.flush([memory!.id]);
+    return memory!;
   }
 
   /** PATCH: what is not sent is kept. */
@@ -100,18 +141,34 @@ export class MemoryService {
   ): Promise<Memory> {
     if (!isUuid(id)) throw notFound("Memory");
     await this.checkThread(principal, values.threadId);
-    const data = dbValues(values);
-    const { count } = await this.db.prisma.memory.updateMany({ where: { id, userId: principal.userId }, data });
+    let data: Prisma.MemoryUpdateManyMutationInput = dbValues(values);
+    if (values.content !== undefined) {
+      const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
+      data = { ...data, ...this.indexer.embeddingColumns(vector) };
+    }
+    const reindex = INDEXED_FIELDS.some((field) => values[field] !== undefined);
+    const [{ count }] = await this.db.prisma.$transaction([
+      this.db.prisma.memory.updateMany({ where: { id, userId: principal.userId }, data }),
+      ...(reindex
+        ? [this.db.prisma.$executeRaw`INSERT INTO index_tasks (memory_id, user_id)
+             SELECT id, user_id FROM memories WHERE id = ${id}::uuid AND user_id = ${principal.userId}::uuid`]
+        : []),
+    ]);
     if (count === 0) throw notFound("Memory");
     this.totals.changed(principal.userId);
-    return this.db.prisma.memory.findUniqueOrThrow({ ...query, where: { id } });
+    if (reindex) await this.indexer.flush([id]);
+    return this.db.prisma.memory.findUniqueOrThrow({ ...selecting(query), where: { id } });
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
     if (!isUuid(id)) throw notFound("Memory");
-    const { count } = await this.db.prisma.memory.deleteMany({ where: { id, userId: principal.userId } });
+    // one statement: the task exists exactly when the memory was deleted
+    const count = await this.db.prisma.$executeRaw`
+      WITH gone AS (DELETE FROM memories WHERE id = ${id}::uuid AND user_id = ${principal.userId}::uuid RETURNING id, user_id)
+      INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM gone`;
     if (count === 0) throw notFound("Memory");
     this.totals.changed(principal.userId);
+    await this.indexer.flush([id]);
   }
 
   private async checkThread(principal: Principal, threadId: string | null | undefined): Promise<void> {
@@ -124,9 +181,11 @@ export class MemoryService {
   }
 }
 
-/** `query` with `field` selected too (when it selects at all), so that rows can be matched up. */
-function selecting(query: MemoryQuery, field: keyof Prisma.MemorySelect): MemoryQuery {
-  return query.select ? { ...query, select: { ...query.select, [field]: true } } : query;
+/** `query`, or every column but the embedding when it selects nothing; with `field` when it selects at all. */
+export function selecting(query: MemoryQuery, field?: keyof Prisma.MemorySelect): MemoryQuery {
+  if (query.include) return query; // include mode reads every column anyway
+  const select = query.select ?? memoryColumns;
+  return { select: field ? { ...select, [field]: true } : select };
 }
 
 type Columns = Omit<Partial<MemoryValues>, "data" | "metadata"> & {

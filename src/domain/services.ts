@@ -1,5 +1,11 @@
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
+import type { Embedder } from "../embeddings/embedder.ts";
+import { openEmbedder } from "../embeddings/open.ts";
+import type { Logger } from "../logger.ts";
+import { openVectorIndex } from "../vectors/open.ts";
+import type { VectorIndex } from "../vectors/vector-index.ts";
+import { Indexer } from "./indexer.ts";
 import { ApiKeyService } from "./api-keys.ts";
 import { ListTotals } from "./list-totals.ts";
 import { MemoryService } from "./memories.ts";
@@ -11,13 +17,35 @@ export interface Services {
   users: UserService;
   apiKeys: ApiKeyService;
   memories: MemoryService;
+  indexer: Indexer;
 }
 
-export function createServices(db: Database, config: Config): Services {
+export interface ServiceOverrides {
+  /** Tests put a failing or counting embedder or index here. */
+  embedder?: Embedder;
+  vectorIndex?: VectorIndex;
+}
+
+/** Opens the embedder and the vector index configured, and the services over them. */
+export async function openServices(
+  db: Database,
+  config: Config,
+  logger: Logger,
+  overrides: ServiceOverrides = {},
+): Promise<Services> {
+  const embedder = overrides.embedder ?? (await openEmbedder(config));
+  const index = overrides.vectorIndex ?? (await openVectorIndex(config, db, logger));
+  await index.ensure(embedder.id, embedder.dimensions);
+  logger.info({ embedder: embedder.id, vectorIndex: index.kind }, "search ready");
+  return createServices(db, config, new Indexer(db, embedder, index, logger));
+}
+
+export function createServices(db: Database, config: Config, indexer: Indexer): Services {
   return {
     db,
+    indexer,
     users: new UserService(db),
     apiKeys: new ApiKeyService(db),
-    memories: new MemoryService(db, config.limits, new ListTotals(db.singleWriter)),
+    memories: new MemoryService(db, config.limits, new ListTotals(db.singleWriter), indexer),
   };
 }

@@ -101,7 +101,7 @@ builder.mutationFields((t) => ({
   createMemory: t.prismaField({
     type: "Memory",
     args: { input: t.arg({ type: CreateMemoryInput, required: true }) },
-    resolve: (query, _root, { input }, { principal, services }) => services.memories.create(principal, input, query),
+    resolve: (_query, _root, { input }, { principal, services }) => services.memories.create(principal, input),
   }),
   updateMemory: t.prismaField({
     type: "Memory",

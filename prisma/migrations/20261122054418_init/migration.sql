@@ -64,7 +64,6 @@ CREATE TABLE "index_tasks" (
     "id" BIGSERIAL NOT NULL,
     "memory_id" UUID NOT NULL,
     "user_id" UUID NOT NULL,
-    "op" TEXT NOT NULL,
     "attempts" INTEGER NOT NULL DEFAULT 0,
     "last_error" TEXT,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -113,6 +112,9 @@ CREATE INDEX "memories_tags_idx" ON "memories" USING GIN ("tags");
 
 -- CreateIndex
 CREATE INDEX "index_tasks_available_at_idx" ON "index_tasks"("available_at");
+
+-- CreateIndex
+CREATE INDEX "index_tasks_memory_id_idx" ON "index_tasks"("memory_id");
 
 -- CreateIndex
 CREATE INDEX "idempotency_records_created_at_idx" ON "idempotency_records"("created_at");

@@ -1,0 +1,204 @@
+import { MemoryServiceError } from "./errors.ts";
+import { callHook, type AttemptInfo, type MemoryClientHooks, type RateLimitInfo } from "./hooks.ts";
+import { newId } from "./ids.ts";
+import { backoffMs, serverWaitMs } from "./retry-delay.ts";
+
+/** The part of `fetch` the client uses; the platform's fetch fits, and so does a wrapper around it. */
+export type FetchFunction = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface TransportOptions {
+  apiKey: string;
+  baseUrl: string;
+  timeoutMs: number;
+  maxRetries: number;
+  retryDelay: number;
+  maxRetryAfterMs: number;
+  fetch: FetchFunction;
+  hooks: MemoryClientHooks | undefined;
+}
+
+export type QueryValue = string | number | boolean | Date | string[] | undefined;
+
+export interface ApiRequest {
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  path: string;
+  /** Undefined values and empty lists are left out; lists are sent comma-separated. */
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** Sent as Idempotency-Key on every attempt of the call, so the server can recognise a retried create. */
+  idempotencyKey?: string;
+}
+
+type Outcome =
+  | { ok: true; value: unknown }
+  | { ok: false; error: MemoryServiceError; retryable: boolean; waitMs: number | undefined };
+
+/** One HTTP call to the service: fetch with a timeout, retries with backoff, and the telemetry hooks. */
+export class Transport {
+  private readonly baseUrl: string;
+
+  constructor(private readonly options: TransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+  }
+
+  async request<T>(request: ApiRequest): Promise<T> {
+    const url = this.baseUrl + request.path + queryString(request.query);
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    for (let attempt = 1; ; attempt++) {
+      const info: AttemptInfo = {
+        method: request.method,
+        url,
+        attempt,
+        requestId: newId(),
+        idempotencyKey: request.idempotencyKey,
+      };
+      callHook(this.options.hooks, "onRequest", info);
+      const started = performance.now();
+      const outcome = await this.attempt(info, body);
+      if (outcome.ok) return outcome.value as T;
+      const durationMs = performance.now() - started;
+      const next = this.afterFailure(outcome, attempt);
+      if ("error" in next) {
+        callHook(this.options.hooks, "onError", { ...info, error: next.error, durationMs, willRetry: false });
+        throw next.error;
+      }
+      callHook(this.options.hooks, "onError", { ...info, error: outcome.error, durationMs, willRetry: true });
+      callHook(this.options.hooks, "onRetry", { ...info, error: outcome.error, delayMs: next.delayMs });
+      await sleep(next.delayMs);
+    }
+  }
+
+  private async attempt(info: AttemptInfo, body: string | undefined): Promise<Outcome> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: "application/json",
+      "x-request-id": info.requestId,
+    };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (info.idempotencyKey) headers["idempotency-key"] = info.idempotencyKey;
+
+    const controller = new AbortController();
+    // the timer runs until the body is read: a server that sends headers and then stalls is a timeout too
+    const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
+    const started = performance.now();
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.options.fetch(info.url, { method: info.method, headers, body, signal: controller.signal });
+      text = await response.text();
+    } catch (cause) {
+      const failed = { requestId: info.requestId, attempts: info.attempt };
+      const error = controller.signal.aborted
+        ? new MemoryServiceError("TIMEOUT", `No response within ${this.options.timeoutMs} ms`, failed)
+        : new MemoryServiceError("NETWORK_ERROR", `Network error: ${describe(cause)}`, { ...failed, cause });
+      return { ok: false, error, retryable: true, waitMs: undefined };
+    } finally {
+      clearTimeout(timer);
+    }
+
+    const { status } = response;
+    callHook(this.options.hooks, "onResponse", {
+      ...info,
+      status,
+      durationMs: performance.now() - started,
+      rateLimit: rateLimitOf(response.headers),
+    });
+    const requestId = response.headers.get("x-request-id") ?? info.requestId;
+    const json = parseJson(text);
+    if (response.ok) {
+      if (json) return { ok: true, value: json.value };
+      const error = new MemoryServiceError("UNEXPECTED_RESPONSE", `The ${status} response is not JSON`, {
+        status,
+        requestId,
+        attempts: info.attempt,
+      });
+      return { ok: false, error, retryable: false, waitMs: undefined };
+    }
+
+    const waitMs = serverWaitMs(status, response.headers);
+    const sent = errorBodyOf(json?.value);
+    const code = status === 401 ? "INVALID_API_KEY" : status === 429 ? "RATE_LIMIT_EXCEEDED" : (sent?.code ?? "UNEXPECTED_RESPONSE");
+    const message = sent?.message ?? `HTTP ${status} without an error body`;
+    const error = new MemoryServiceError(code, message, { status, requestId, attempts: info.attempt, retryAfterMs: waitMs });
+    return { ok: false, error, retryable: status === 429 || status >= 500, waitMs };
+  }
+
+  /** Either how long to wait before the next attempt, or the error the call ends with. */
+  private afterFailure(
+    failure: Extract<Outcome, { ok: false }>,
+    attempt: number,
+  ): { delayMs: number } | { error: MemoryServiceError } {
+    const { error } = failure;
+    if (!failure.retryable) return { error };
+    // a wait longer than the caller allows is not worth sleeping through: fail now and say how long it was
+    if (failure.waitMs !== undefined && failure.waitMs > this.options.maxRetryAfterMs) return { error };
+    if (attempt > this.options.maxRetries) {
+      // with no retry allowed, or when the last answer was a 429, the attempt's own error says it best
+      if (attempt === 1 || error.code === "RATE_LIMIT_EXCEEDED") return { error };
+      return {
+        error: new MemoryServiceError("MAX_RETRIES", `Gave up after ${attempt} attempts: ${error.message}`, {
+          status: error.status,
+          requestId: error.requestId,
+          attempts: attempt,
+          cause: error,
+        }),
+      };
+    }
+    // never sooner than the server asked, never sooner than the backoff schedule
+    return { delayMs: Math.max(failure.waitMs ?? 0, backoffMs(attempt, this.options.retryDelay)) };
+  }
+}
+
+function queryString(query: Record<string, QueryValue> | undefined): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
+      if (value.length) params.set(name, value.join(","));
+    } else {
+      params.set(name, value instanceof Date ? value.toISOString() : String(value));
+    }
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+function errorBodyOf(body: unknown): { code: string; message: string } | undefined {
+  if (typeof body !== "object" || body === null || !("error" in body)) return undefined;
+  const { error } = body;
+  if (typeof error !== "object" || error === null || !("code" in error) || !("message" in error)) return undefined;
+  return typeof error.code === "string" && typeof error.message === "string"
+    ? { code: error.code, message: error.message }
+    : undefined;
+}
+
+function rateLimitOf(headers: Headers): RateLimitInfo | undefined {
+  const number = (name: string) => {
+    const value = headers.get(name);
+    return value === null || value.trim() === "" || !Number.isFinite(Number(value)) ? undefined : Number(value);
+  };
+  const info = {
+    limit: number("x-ratelimit-limit"),
+    remaining: number("x-ratelimit-remaining"),
+    reset: number("x-ratelimit-reset"),
+  };
+  return Object.values(info).some((value) => value !== undefined) ? info : undefined;
+}
+
+/** The platform's reason (Node puts the socket error, e.g. ECONNREFUSED, in `cause`). */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const inner = error.cause instanceof Error ? error.cause : undefined;
+  const detail = inner && "code" in inner && typeof inner.code === "string" ? inner.code : inner?.message;
+  return detail ? `${error.message} (${detail})` : error.message;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,202 @@
+// The service's resources as its REST routes send them. Field names are snake_case, inputs included, so
+// that what a caller writes is what travels on the wire and what the API documentation shows.
+
+/** A JSON object: metadata, or the structured record of a memory. */
+export type JsonObject = { [key: string]: unknown };
+
+/** A memory's content: text, or a structured record (returned as the same object). */
+export type MemoryContent = string | JsonObject;
+
+export type ThreadStatus = "active" | "archived" | "completed";
+
+export interface Memory {
+  id: string;
+  content: MemoryContent;
+  type: string | null;
+  tags: string[];
+  metadata: JsonObject;
+  thread_id: string | null;
+  is_archived: boolean;
+  /** ISO 8601 UTC. */
+  created_at: string;
+  updated_at: string;
+}
+
+/** The create response: the memory, with `ok: true`. */
+export interface CreatedMemory extends Memory {
+  ok: true;
+}
+
+/**
+ * The content of a write: `content` (text or object), or `data`, an object sent as `content`. Giving both is
+ * an error.
+ */
+export type ContentInput = { content: MemoryContent; data?: undefined } | { data: JsonObject; content?: undefined };
+
+export interface MemoryFields {
+  /** Known values: preference, observation, journal, task, insight. */
+  type?: string | null;
+  tags?: string[] | null;
+  metadata?: JsonObject | null;
+  thread_id?: string | null;
+}
+
+export type CreateMemoryInput = ContentInput & MemoryFields;
+
+/** PATCH: what is sent changes, what is left out stays; `null` clears a field. */
+export type UpdateMemoryInput = (ContentInput | { content?: undefined; data?: undefined }) &
+  MemoryFields & { is_archived?: boolean };
+
+/** PUT: every writable field; what is left out goes back to its default. */
+export type ReplaceMemoryInput = ContentInput & MemoryFields & { is_archived?: boolean };
+
+export interface ListMemoriesParams {
+  /** Page size: default 20, at most 100. */
+  limit?: number;
+  offset?: number;
+  type?: string;
+  /** Matches memories that carry every listed tag. */
+  tags?: string[];
+  thread_id?: string;
+  /** true: only archived; false: only live; absent: both. */
+  is_archived?: boolean;
+}
+
+export interface MemoryPage {
+  memories: Memory[];
+  total: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+}
+
+export interface SearchParams {
+  query: string;
+  limit?: number;
+  type?: string;
+  tags?: string[];
+  /** ISO 8601 timestamp, or a Date (sent as ISO 8601). */
+  from_date?: string | Date;
+  to_date?: string | Date;
+}
+
+export interface SearchResult {
+  id: string;
+  content: MemoryContent;
+  type: string | null;
+  /** The relevance as the route sends it. */
+  score: number;
+  /** The same value as `score`, under the name the client library documents. */
+  relevance_score: number;
+  tags?: string[];
+  metadata?: JsonObject;
+  thread_id?: string | null;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+  total: number;
+}
+
+export interface RecallParams {
+  query: string;
+  limit?: number;
+  /** Scopes the lexical part of recall to one thread. */
+  thread_id?: string;
+}
+
+export interface RecallResult {
+  id: string;
+  content: MemoryContent;
+  type: string | null;
+  relevance: number;
+  /** The same value as `relevance`, so that search and recall results read alike. */
+  relevance_score: number;
+  tags?: string[];
+  metadata?: JsonObject;
+  thread_id?: string | null;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface RecallResponse {
+  results: RecallResult[];
+  total: number;
+  /** How recall answered the query (e.g. the profile fast path or a hybrid search). */
+  query_type: string;
+}
+
+export interface BatchItemResult {
+  success: boolean;
+  /** Present when success is true. */
+  id?: string;
+  /** Present when success is false. */
+  error?: { code?: string; message: string };
+}
+
+export interface BatchResult {
+  summary: { total: number; successful: number; failed: number };
+  /** One entry per submitted item, in input order. */
+  results: BatchItemResult[];
+}
+
+export interface Thread {
+  id: string;
+  title: string;
+  description: string | null;
+  metadata: JsonObject;
+  status: ThreadStatus;
+  created_at: string;
+  updated_at: string;
+  memory_count?: number;
+}
+
+export interface CreateThreadInput {
+  title: string;
+  description?: string | null;
+  metadata?: JsonObject | null;
+}
+
+export interface UpdateThreadInput {
+  title?: string;
+  description?: string | null;
+  metadata?: JsonObject | null;
+  status?: ThreadStatus;
+}
+
+export interface ListThreadsParams {
+  limit?: number;
+  offset?: number;
+  status?: ThreadStatus;
+}
+
+export interface ThreadPage {
+  threads: Thread[];
+  total: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+}
+
+export interface GetThreadParams {
+  /** Adds `thread.memories`. */
+  include_memories?: boolean;
+  /** How many memories to include. */
+  limit?: number;
+}
+
+export interface ThreadWithMemories extends Thread {
+  /** Present when include_memories was true. */
+  memories?: Memory[];
+}
+
+export interface GetThreadResponse {
+  thread: ThreadWithMemories;
+}
+
+export interface DeleteThreadParams {
+  /** true: delete the thread's memories too; otherwise they stay, without a thread_id. */
+  delete_memories?: boolean;
+}

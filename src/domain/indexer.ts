@@ -1,0 +1,251 @@
+import type { Database } from "../db/database.ts";
+import type { Embedder } from "../embeddings/embedder.ts";
+import type { Logger } from "../logger.ts";
+import { bytesToVector, vectorToBytes } from "../vectors/codec.ts";
+import type { VectorIndex, VectorPoint } from "../vectors/vector-index.ts";
+
+const BATCH = 500;
+const POLL_MS = 2_000;
+const MAX_BACKOFF_S = 300;
+
+interface Task {
+  /** bigint in the database; drivers return it as a string */
+  id: string | bigint;
+  memoryId: string;
+}
+
+interface IndexRow {
+  id: string;
+  userId: string;
+  content: string;
+  embedding: Uint8Array | null;
+  embedder: string | null;
+  type: string | null;
+  tags: string[];
+  threadId: string | null;
+  isArchived: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+// the columns the index needs, in IndexRow's names; raw SQL because Prisma costs ~0.5 ms a query on PGlite
+// (and decodes bytea slowly), and this runs after every write
+const INDEX_COLUMNS = `m.id, m.user_id AS "userId", m.content, m.embedding, m.embedder, m.type, m.tags,
+  m.thread_id AS "threadId", m.is_archived AS "isArchived", m.created_at AS "createdAt", m.updated_at AS "updatedAt"`;
+
+/** The memories with these ids as they are now (the missing ones are deleted). */
+export function loadIndexRows(db: Database, ids: readonly string[]): Promise<IndexRow[]> {
+  return db.sql.query<IndexRow>(`SELECT ${INDEX_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[])`, [ids]);
+}
+
+/** A page of every memory, in id order, for rebuilds. */
+export function pageIndexRows(db: Database, after: string | undefined, limit: number): Promise<IndexRow[]> {
+  return db.sql.query<IndexRow>(
+    `SELECT ${INDEX_COLUMNS} FROM memories m WHERE m.id > $1::uuid ORDER BY m.id LIMIT $2`,
+    [after ?? "00000000-0000-0000-0000-000000000000", limit],
+  );
+}
+
+/**
+ * Keeps the vector index in step with the database through the `index_tasks` outbox. A memory write queues a
+ * task in its own transaction, so a write the database accepted is never lost to a failed index write: the
+ * writer applies its tasks at once (so that a search right after sees the change), and whatever fails stays
+ * queued, retried with backoff in the background and reconciled at start-up.
+ *
+ * A task says only "this memory changed": applying it reads the memory as it is now, so tasks can be
+ * applied twice or late without harm. In one process, applications run one at a time; across processes
+ * (PostgreSQL), a memory rewritten while it was being applied is queued again.
+ */
+export class Indexer {
+  private queue: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    readonly embedder: Embedder,
+    readonly index: VectorIndex,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Vectors to store with new content, or null when the embedder fails (the outbox embeds later). */
+  async embedForWrite(texts: readonly string[]): Promise<Float32Array[] | null> {
+    try {
+      return await this.embedder.embed(texts);
+    } catch (error) {
+      this.logger.warn({ err: error, embedder: this.embedder.id }, "embedding failed; the memory is stored and will be embedded later");
+      return null;
+    }
+  }
+
+  /** Columns of a memory for vectors made by `embedForWrite`. */
+  embeddingColumns(vector: Float32Array | undefined): { embedding: Uint8Array<ArrayBuffer> | null; embedder: string | null } {
+    return vector ? { embedding: vectorToBytes(vector), embedder: this.embedder.id } : { embedding: null, embedder: null };
+  }
+
+  /** Applies the tasks queued for these memories, after the transaction that queued them committed. */
+  flush(memoryIds: readonly string[]): Promise<void> {
+    if (memoryIds.length === 0) return Promise.resolve();
+    return this.serially(async () => {
+      const tasks = await this.db.sql.query<Task>(
+        `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE memory_id = ANY($1::uuid[])`,
+        [memoryIds],
+      );
+      await this.apply(tasks);
+    });
+  }
+
+  /** Applies the tasks that are due; returns how many there were. */
+  processDue(): Promise<number> {
+    return this.serially(async () => {
+      const tasks = await this.db.sql.query<Task>(
+        `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE available_at <= now() ORDER BY id LIMIT $1`,
+        [BATCH],
+      );
+      await this.apply(tasks);
+      return tasks.length;
+    });
+  }
+
+  /**
+   * Catches an index that keeps its own files up with the database (it may have missed writes in a crash),
+   * then works through every due task and keeps polling for retries.
+   */
+  start(): void {
+    const loop = async () => {
+      try {
+        let processed = 0;
+        for (let n = await this.processDue(); n > 0 && !this.stopped; n = await this.processDue()) processed += n;
+        if (processed > 0) this.logger.info({ tasks: processed }, "applied queued index work");
+      } catch (error) {
+        this.logger.error({ err: error }, "index work failed");
+      }
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), POLL_MS).unref();
+    };
+    void this.reconcile().then(loop, (error: unknown) => {
+      this.logger.error({ err: error }, "could not reconcile the vector index with the database");
+      return loop();
+    });
+  }
+
+  private async reconcile(): Promise<void> {
+    if (!this.index.reconcile) return;
+    const rows = await this.db.sql.query<{ id: string; version: string }>(
+      `SELECT id, (extract(epoch FROM updated_at) * 1000)::bigint::text AS version FROM memories WHERE embedder = $1`,
+      [this.embedder.id],
+    );
+    const { stale, extra } = this.index.reconcile(this.embedder.id, new Map(rows.map((r) => [r.id, Number(r.version)])));
+    await this.index.delete(this.embedder.id, extra);
+    await this.db.sql.query(
+      "INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM memories WHERE id = ANY($1::uuid[])",
+      [stale],
+    );
+    if (stale.length || extra.length) {
+      this.logger.info({ stale: stale.length, extra: extra.length }, "vector index behind the database: catching up");
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.queue.catch(() => {});
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async apply(tasks: Task[]): Promise<void> {
+    if (tasks.length === 0) return;
+    const memoryIds = [...new Set(tasks.map((task) => task.memoryId))];
+    try {
+      const rows = await loadIndexRows(this.db, memoryIds);
+      const present = new Set(rows.map((row) => row.id));
+      const unembedded = await this.embedMissing(rows);
+      await this.upsertRows(rows);
+      await this.index.delete(this.embedder.id, memoryIds.filter((id) => !present.has(id)));
+      const done = tasks.filter((task) => !unembedded.includes(task.memoryId)).map((task) => String(task.id));
+      await this.db.sql.query("DELETE FROM index_tasks WHERE id = ANY($1::bigint[])", [done]);
+      if (unembedded.length) await this.retryLater(tasks.filter((t) => unembedded.includes(t.memoryId)), "embedding failed");
+      if (!this.db.singleWriter) await this.requeueRewritten(rows);
+    } catch (error) {
+      this.logger.warn({ err: error, tasks: tasks.length }, "index write failed; will retry");
+      await this.retryLater(tasks, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** Writes the rows that have a vector of the current embedder to the index. */
+  async upsertRows(rows: IndexRow[]): Promise<void> {
+    const points = rows.filter((row) => row.embedding && row.embedder === this.embedder.id).map(toPoint);
+    await this.index.upsert(this.embedder.id, points);
+  }
+
+  /** Embeds rows that have no vector of the current embedder, and stores the vectors; returns the ids it could not. */
+  private async embedMissing(rows: IndexRow[]): Promise<string[]> {
+    const stale = rows.filter((row) => !row.embedding || row.embedder !== this.embedder.id);
+    if (stale.length === 0) return [];
+    let vectors: Float32Array[];
+    try {
+      vectors = await this.embedder.embed(stale.map((row) => row.content));
+    } catch (error) {
+      this.logger.warn({ err: error, memories: stale.length }, "embedding failed; will retry");
+      for (const row of stale) row.embedding = null;
+      return stale.map((row) => row.id);
+    }
+    await this.storeEmbeddings(stale, vectors);
+    return [];
+  }
+
+  /** Stores vectors made for `rows`; a row rewritten meanwhile keeps its own (newer) vector. */
+  async storeEmbeddings(rows: IndexRow[], vectors: Float32Array[]): Promise<void> {
+    rows.forEach((row, i) => {
+      row.embedding = vectorToBytes(vectors[i]!);
+      row.embedder = this.embedder.id;
+    });
+    await this.db.sql.query(
+      `UPDATE memories m SET embedding = x.embedding, embedder = $4
+         FROM unnest($1::uuid[], $2::bytea[], $3::timestamptz[]) AS x(id, embedding, updated_at)
+        WHERE m.id = x.id AND m.updated_at = x.updated_at`,
+      [rows.map((r) => r.id), rows.map((r) => r.embedding), rows.map((r) => r.updatedAt.toISOString()), this.embedder.id],
+    );
+  }
+
+  /** Another process may have rewritten a memory while this one indexed an older state: queue it again. */
+  private async requeueRewritten(rows: IndexRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.db.sql.query(
+      `INSERT INTO index_tasks (memory_id, user_id)
+       SELECT m.id, m.user_id FROM memories m
+         JOIN unnest($1::uuid[], $2::timestamptz[]) AS x(id, updated_at) ON m.id = x.id
+        WHERE m.updated_at <> x.updated_at`,
+      [rows.map((r) => r.id), rows.map((r) => r.updatedAt.toISOString())],
+    );
+  }
+
+  private async retryLater(tasks: Task[], reason: string): Promise<void> {
+    await this.db.sql.query(
+      `UPDATE index_tasks SET attempts = attempts + 1, last_error = $2,
+              available_at = now() + make_interval(secs => least(power(2, attempts + 1), $3))
+        WHERE id = ANY($1::bigint[])`,
+      [tasks.map((task) => String(task.id)), reason.slice(0, 500), MAX_BACKOFF_S],
+    );
+  }
+}
+
+function toPoint(row: IndexRow): VectorPoint {
+  return {
+    id: row.id,
+    userId: row.userId,
+    vector: bytesToVector(row.embedding!),
+    type: row.type,
+    tags: row.tags,
+    threadId: row.threadId,
+    isArchived: row.isArchived,
+    createdAt: row.createdAt,
+    version: row.updatedAt.getTime(),
+  };
+}
+
+export type { IndexRow };

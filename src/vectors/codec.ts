@@ -1,0 +1,24 @@
+/** Vectors are stored in the database as float32 little-endian bytes (a fixed, compact, portable form). */
+export function vectorToBytes(vector: Float32Array): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(vector.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i]!, true);
+  return bytes;
+}
+
+export function bytesToVector(bytes: Uint8Array): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const vector = new Float32Array(bytes.byteLength / 4);
+  for (let i = 0; i < vector.length; i++) vector[i] = view.getFloat32(i * 4, true);
+  return vector;
+}
+
+/** pgvector's text form, `[0.1,0.2,...]`. */
+export const vectorLiteral = (vector: Float32Array): string => `[${vector.join(",")}]`;
+
+/** Both vectors are unit length, so the dot product is the cosine. */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
+  return dot;
+}

@@ -1,0 +1,37 @@
+import { join } from "node:path";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/database.ts";
+import { ConfigError } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import { ExactIndex } from "./exact.ts";
+import { PgVectorIndex } from "./pgvector.ts";
+import { UsearchIndex } from "./usearch.ts";
+import type { VectorIndex } from "./vector-index.ts";
+
+/**
+ * Qdrant when QDRANT_URL is set. Otherwise VECTOR_INDEX, where "auto" means: on the embedded database,
+ * usearch in this process (else pgvector); on PostgreSQL, pgvector when the extension is there, else an exact
+ * scan. usearch needs a database that only this process writes, so PostgreSQL never gets it.
+ */
+export async function openVectorIndex(config: Config, db: Database, logger: Logger): Promise<VectorIndex> {
+  const choice = config.vectorIndex;
+  if (choice === "usearch" && !db.singleWriter) {
+    throw new ConfigError("VECTOR_INDEX=usearch needs the embedded database: servers sharing PostgreSQL cannot share it.");
+  }
+  if ((choice === "auto" && db.singleWriter) || choice === "usearch") {
+    const dir = config.dataDir.startsWith("memory://") ? undefined : join(config.dataDir, "vectors");
+    const usearch = await UsearchIndex.open(dir, logger);
+    if (usearch) return usearch;
+    if (choice === "usearch") throw new ConfigError("VECTOR_INDEX=usearch, but usearch has no binary for this platform.");
+  }
+  if (choice !== "exact") {
+    const pgvector = await PgVectorIndex.open(db.sql, db.kind === "pglite");
+    if (pgvector) return pgvector;
+    if (choice === "pgvector") throw new ConfigError("VECTOR_INDEX=pgvector, but the database has no pgvector extension.");
+    logger.warn(
+      "This PostgreSQL has no pgvector extension and QDRANT_URL is not set: every search compares all of the " +
+        "user's stored embeddings (exact, but linear in their memories). Install pgvector or set QDRANT_URL.",
+    );
+  }
+  return new ExactIndex(db.sql);
+}

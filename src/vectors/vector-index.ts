@@ -1,0 +1,59 @@
+/** What the index keeps of a memory: its vector and the fields searches filter on. */
+export interface VectorPoint {
+  id: string;
+  userId: string;
+  vector: Float32Array;
+  type: string | null;
+  tags: string[];
+  threadId: string | null;
+  isArchived: boolean;
+  createdAt: Date;
+  /** The memory's updated_at in ms: which state of the memory the point holds. */
+  version: number;
+}
+
+/** Every search is one user's; the other conditions narrow it. Archived memories are never returned. */
+export interface VectorFilter {
+  userId: string;
+  type?: string;
+  /** Memories carrying every one of these tags. */
+  tags?: string[];
+  threadId?: string;
+  fromDate?: Date;
+  toDate?: Date;
+}
+
+export interface VectorHit {
+  id: string;
+  /** Cosine similarity, -1 to 1. */
+  score: number;
+}
+
+/**
+ * A searchable copy of the memories' vectors. The database is the source of truth: an index can be emptied
+ * and rebuilt from it at any time (`npm run reindex`), and vectors of different embedders live apart, keyed
+ * by the embedder's id, so that no search ever compares them.
+ */
+export interface VectorIndex {
+  /** "pgvector", "qdrant" or "exact", for logs and /readyz. */
+  readonly kind: string;
+  /** Makes room for an embedder's vectors (idempotent). */
+  ensure(embedderId: string, dimensions: number): Promise<void>;
+  /** Inserts or replaces points (idempotent). */
+  upsert(embedderId: string, points: readonly VectorPoint[]): Promise<void>;
+  delete(embedderId: string, ids: readonly string[]): Promise<void>;
+  /** The nearest points first, at most `limit`. */
+  search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]>;
+  /** Removes every point of the embedder (before a rebuild). */
+  clear(embedderId: string): Promise<void>;
+  count(embedderId: string): Promise<number>;
+  /**
+   * For an index that keeps its own files and so can fall behind the database across a crash: given the
+   * version of every memory that should be in it, the ids it lacks or holds in another version (to write
+   * again) and the ids it holds that should not be there (to delete).
+   */
+  reconcile?(embedderId: string, versions: ReadonlyMap<string, number>): { stale: string[]; extra: string[] };
+  /** Whether the index is reachable, for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,371 @@
+import { connect, createServer, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemoryClient, MemoryServiceError, type Memory, type RequestEvent } from "../../src/client/index.ts";
+import { keyAdmin } from "../../src/domain/key-admin.ts";
+import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+
+// The client library against the real server, over a real socket.
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+async function rejection(promise: PromiseLike<unknown>): Promise<MemoryServiceError> {
+  const error = await Promise.resolve(promise).then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(MemoryServiceError);
+  return error as MemoryServiceError;
+}
+
+/**
+ * A TCP proxy to `target` that loses the first response: it forwards the request, and the moment the first
+ * bytes of the answer arrive (so the server has done the work) it cuts the caller's connection.
+ */
+async function responseLosingProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const { hostname, port } = new URL(target);
+  let lost = false;
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+  };
+  const proxy = createServer((caller) => {
+    const upstream = connect(Number(port), hostname);
+    track(caller);
+    track(upstream);
+    caller.pipe(upstream);
+    upstream.on("data", (chunk: Buffer) => {
+      if (lost) {
+        caller.write(chunk);
+        return;
+      }
+      lost = true;
+      caller.destroy();
+      upstream.destroy();
+    });
+    upstream.on("end", () => caller.end());
+    upstream.on("close", () => caller.destroy());
+    caller.on("close", () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close() {
+      sockets.forEach((socket) => socket.destroy());
+      return new Promise((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+describe.skipIf(databaseUnavailable())("client library against the server", () => {
+  let server: TestServer;
+  let user: TestUser;
+  let client: MemoryClient;
+  const clientFor = (apiKey: string, options: Partial<ConstructorParameters<typeof MemoryClient>[0]> = {}) =>
+    new MemoryClient({ apiKey, baseUrl: server.url, retryDelay: 10, ...options });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    user = await server.newUser();
+    client = clientFor(user.key);
+  });
+  afterAll(() => server?.close());
+
+  describe("memories.create", () => {
+    it("stores text with every field and returns the memory with ok: true", async () => {
+      const created = await client.memories.create({
+        content: "I prefer tea to coffee",
+        type: "preference",
+        tags: ["drinks", "morning"],
+        metadata: { source: "chat", confidence: 0.9 },
+      });
+      expect(created).toEqual({
+        id: expect.stringMatching(UUID),
+        content: "I prefer tea to coffee",
+        type: "preference",
+        tags: ["drinks", "morning"],
+        metadata: { source: "chat", confidence: 0.9 },
+        thread_id: null,
+        is_archived: false,
+        created_at: expect.stringMatching(ISO),
+        updated_at: expect.stringMatching(ISO),
+        ok: true,
+      });
+      expect((await user.api.get(`/api/v1/memories/${created.id}`)).body.content).toBe("I prefer tea to coffee");
+    });
+
+    it("stores an object given as data and returns it as content", async () => {
+      const record = { dish: "ramen", rating: 5, notes: { spicy: true, extras: ["egg", "nori"] } };
+      const created = await client.memories.create({ data: record, type: "observation" });
+      expect(created).toMatchObject({ content: record, type: "observation", ok: true });
+      expect((await user.api.get(`/api/v1/memories/${created.id}`)).body.content).toEqual(record);
+    });
+
+    it("passes the server's VALIDATION_ERROR through without retrying", async () => {
+      const error = await rejection(client.memories.create({ content: "x", tags: ["a".repeat(65)] }));
+      expect(error).toMatchObject({ code: "VALIDATION_ERROR", status: 400, attempts: 1 });
+      expect(error.message).toMatch(/^tags/);
+    });
+
+    // enable once the server honours Idempotency-Key
+    it.skip("stores one memory when the response to a create is lost and the client retries", async () => {
+      const writer = await server.newUser();
+      const proxy = await responseLosingProxy(server.url);
+      try {
+        const attempts: RequestEvent[] = [];
+        const errors: string[] = [];
+        const viaProxy = new MemoryClient({
+          apiKey: writer.key,
+          baseUrl: proxy.url,
+          retryDelay: 10,
+          hooks: { onRequest: (event) => void attempts.push(event), onError: (event) => void errors.push(event.error.code) },
+        });
+        const created = await viaProxy.memories.create({ content: "written once", tags: ["lost-response"] });
+        expect(errors).toEqual(["NETWORK_ERROR"]);
+        expect(attempts).toHaveLength(2);
+        expect(attempts[1]!.idempotencyKey).toBe(attempts[0]!.idempotencyKey);
+        const stored = (await writer.api.get("/api/v1/memory?tags=lost-response")).body;
+        expect(stored.total).toBe(1);
+        expect(stored.memories[0].id).toBe(created.id);
+      } finally {
+        await proxy.close();
+      }
+    });
+  });
+
+  describe("memories.get, update, replace, delete", () => {
+    it("get returns the memory as it was created", async () => {
+      const { ok, ...created } = await client.memories.create({ content: "get me", tags: ["x"] });
+      expect(ok).toBe(true);
+      expect(await client.memories.get(created.id)).toEqual(created);
+    });
+
+    it("get of an unknown id is NOT_FOUND, with the request id the server logged", async () => {
+      let sent: string | undefined;
+      const watched = clientFor(user.key, { hooks: { onRequest: (event) => void (sent = event.requestId) } });
+      const error = await rejection(watched.memories.get("00000000-0000-4000-8000-000000000000"));
+      expect(error).toMatchObject({ code: "NOT_FOUND", status: 404, attempts: 1 });
+      // the server adopts the X-Request-Id the client sends, so the two sides' logs join up
+      expect(error.requestId).toBe(sent);
+    });
+
+    it("update (PATCH) changes what is given, keeps the rest, clears what is null, archives", async () => {
+      const created = await client.memories.create({ content: "old", type: "task", tags: ["a"], metadata: { k: 1 } });
+      const updated = await client.memories.update(created.id, { content: "new", type: null, is_archived: true });
+      expect(updated).toMatchObject({
+        id: created.id,
+        content: "new",
+        type: null,
+        tags: ["a"],
+        metadata: { k: 1 },
+        is_archived: true,
+        created_at: created.created_at,
+      });
+      expect((await client.memories.update(created.id, { data: { now: "a record" } })).content).toEqual({ now: "a record" });
+    });
+
+    it("replace (PUT) sets every field; what is left out goes back to its default", async () => {
+      const created = await client.memories.create({ content: "old", type: "task", tags: ["a"], metadata: { k: 1 } });
+      const replaced = await client.memories.replace(created.id, { content: "replaced", tags: ["b"] });
+      expect(replaced).toMatchObject({
+        id: created.id,
+        content: "replaced",
+        type: null,
+        tags: ["b"],
+        metadata: {},
+        thread_id: null,
+        is_archived: false,
+      });
+    });
+
+    it("replace without content is the server's VALIDATION_ERROR", async () => {
+      const created = await client.memories.create({ content: "x" });
+      const input = { type: "task" } as unknown as Parameters<typeof client.memories.replace>[1];
+      const error = await rejection(client.memories.replace(created.id, input));
+      expect(error).toMatchObject({ code: "VALIDATION_ERROR", status: 400, message: "content is required" });
+    });
+
+    it("delete resolves with nothing; the memory is gone after", async () => {
+      const created = await client.memories.create({ content: "delete me" });
+      expect(await client.memories.delete(created.id)).toBeUndefined();
+      expect((await rejection(client.memories.get(created.id))).code).toBe("NOT_FOUND");
+      expect((await rejection(client.memories.delete(created.id))).code).toBe("NOT_FOUND");
+    });
+  });
+
+  describe("memories.list", () => {
+    let lister: MemoryClient;
+    const created: Memory[] = [];
+
+    beforeAll(async () => {
+      lister = clientFor((await server.newUser()).key);
+      // 25 memories, oldest first: i % 3 decides the type, i % 2 the tags, every fifth is archived
+      for (let i = 0; i < 25; i++) {
+        const memory = await lister.memories.create({
+          content: `memory ${i}`,
+          type: ["preference", "task", "journal"][i % 3],
+          tags: i % 2 === 0 ? ["even", "all"] : ["odd", "all"],
+        });
+        created.push(i % 5 === 0 ? await lister.memories.update(memory.id, { is_archived: true }) : memory);
+      }
+    });
+
+    it("awaited, gives one page: newest first, with total, limit, offset and has_more", async () => {
+      const page = await lister.memories.list();
+      expect(page).toMatchObject({ total: 25, limit: 20, offset: 0, has_more: true });
+      expect(page.memories.map((m) => m.content)).toEqual(created.slice(5).reverse().map((m) => m.content));
+      expect(await lister.memories.list({ limit: 10, offset: 20 })).toMatchObject({ offset: 20, has_more: false });
+    });
+
+    it("filters by type, tags (every one listed), is_archived, and combinations", async () => {
+      expect((await lister.memories.list({ type: "task", limit: 100 })).total).toBe(8);
+      expect((await lister.memories.list({ tags: ["even"] })).total).toBe(13);
+      expect((await lister.memories.list({ tags: ["even", "odd"] })).total).toBe(0);
+      expect((await lister.memories.list({ is_archived: true })).total).toBe(5);
+      expect((await lister.memories.list({ is_archived: false })).total).toBe(20);
+      expect((await lister.memories.list({ type: "preference", tags: ["even"], is_archived: false })).total).toBe(4);
+    });
+
+    it("filters by thread_id", async () => {
+      expect((await lister.memories.list({ thread_id: "00000000-0000-4000-8000-000000000000" })).total).toBe(0);
+      const error = await rejection(lister.memories.list({ thread_id: "not-a-thread" }));
+      expect(error).toMatchObject({ code: "VALIDATION_ERROR", status: 400 });
+      expect(error.message).toMatch(/^thread_id/);
+    });
+
+    it("iterated with for await, yields every memory across the pages", async () => {
+      const contents: string[] = [];
+      for await (const memory of lister.memories.list({ limit: 10 })) contents.push(String(memory.content));
+      expect(contents).toEqual(created.map((m) => m.content).reverse());
+
+      const pages: number[] = [];
+      for await (const page of lister.memories.list({ limit: 10, tags: ["odd"] }).pages()) pages.push(page.memories.length);
+      expect(pages).toEqual([10, 2]);
+    });
+
+    it("a limit over 100 is the server's VALIDATION_ERROR", async () => {
+      const error = await rejection(lister.memories.list({ limit: 101 }));
+      expect(error).toMatchObject({ code: "VALIDATION_ERROR", status: 400 });
+    });
+  });
+
+  // The server is still gaining these routes; enable each test as its route lands (CONTRACT.md shapes).
+  describe("operations the server does not serve yet", () => {
+    it.skip("search finds a memory by meaning, with relevance_score equal to score, and filters", async () => {
+      const searcher = clientFor((await server.newUser()).key);
+      const tea = await searcher.memories.create({ content: "I prefer green tea in the morning", type: "preference" });
+      await searcher.memories.create({ content: "My dog is called Rex", type: "observation" });
+      const found = await searcher.memories.search({ query: "which tea do I like?", limit: 5 });
+      expect(found.total).toBeGreaterThanOrEqual(1);
+      expect(found.results.map((result) => result.id)).toContain(tea.id);
+      for (const result of found.results) expect(result.relevance_score).toBe(result.score);
+      const typed = await searcher.memories.search({ query: "tea", type: "observation" });
+      expect(typed.results.every((result) => result.type === "observation")).toBe(true);
+      const future = await searcher.memories.search({ query: "tea", from_date: new Date(Date.now() + 86_400_000) });
+      expect(future.results).toEqual([]);
+    });
+
+    it.skip("recall answers with results, total and query_type, and relevance_score equal to relevance", async () => {
+      const recaller = clientFor((await server.newUser()).key);
+      const tea = await recaller.memories.create({ content: "I prefer green tea in the morning", type: "preference" });
+      const recalled = await recaller.memories.recall({ query: "what do I drink in the morning?", limit: 5 });
+      expect(typeof recalled.query_type).toBe("string");
+      expect(recalled.results.map((result) => result.id)).toContain(tea.id);
+      for (const result of recalled.results) expect(result.relevance_score).toBe(result.relevance);
+    });
+
+    it.skip("batchCreate stores 250 memories (three requests), the results in input order", async () => {
+      const batcher = clientFor((await server.newUser()).key);
+      const inputs = Array.from({ length: 250 }, (_, i) => ({ content: `item ${i}`, tags: ["batch"] }));
+      const result = await batcher.memories.batchCreate(inputs);
+      expect(result.summary).toEqual({ total: 250, successful: 250, failed: 0 });
+      expect(new Set(result.results.map((item) => item.id)).size).toBe(250);
+      for (const i of [0, 99, 100, 249]) {
+        expect((await batcher.memories.get(result.results[i]!.id!)).content).toBe(`item ${i}`);
+      }
+      expect((await batcher.memories.list({ tags: ["batch"] })).total).toBe(250);
+    });
+
+    it.skip("threads: create, list, get with memories, update, delete with and without its memories", async () => {
+      const owner = clientFor((await server.newUser()).key);
+      const thread = await owner.threads.create({ title: "Trip to Japan", description: "planning", metadata: { year: 2025 } });
+      expect(thread).toMatchObject({ id: expect.stringMatching(UUID), title: "Trip to Japan", status: "active" });
+      const inThread = await owner.memories.create({ content: "Book the ryokan", thread_id: thread.id });
+      expect((await owner.threads.list()).threads.map((t) => t.id)).toContain(thread.id);
+      const { thread: fetched } = await owner.threads.get(thread.id, { include_memories: true, limit: 10 });
+      expect(fetched.memories?.map((m) => m.id)).toEqual([inThread.id]);
+      expect(await owner.threads.update(thread.id, { status: "completed" })).toMatchObject({ status: "completed" });
+      expect((await owner.threads.list({ status: "completed" })).threads.map((t) => t.id)).toEqual([thread.id]);
+      await owner.threads.delete(thread.id);
+      expect((await owner.memories.get(inThread.id)).thread_id).toBeNull();
+      expect((await rejection(owner.threads.get(thread.id))).code).toBe("NOT_FOUND");
+
+      const second = await owner.threads.create({ title: "Scratch" });
+      const doomed = await owner.memories.create({ content: "goes with the thread", thread_id: second.id });
+      await owner.threads.delete(second.id, { delete_memories: true });
+      expect((await rejection(owner.memories.get(doomed.id))).code).toBe("NOT_FOUND");
+    });
+
+    it.skip("a tiny rate limit ends in RATE_LIMIT_EXCEEDED after maxRetries retries on the backoff schedule", async () => {
+      const limited = await startTestServer({ RATE_LIMIT_MAX: "2", RATE_LIMIT_WINDOW_SECONDS: "60" });
+      try {
+        const { key } = await limited.newUser();
+        const delays: number[] = [];
+        const statuses: number[] = [];
+        // The server's Retry-After (up to the 60 s window) would rightly stretch every wait; hiding it and
+        // X-RateLimit-Reset shows the backoff schedule, while the unit tests cover honouring them.
+        const withoutWaitHints = async (url: string, init: RequestInit) => {
+          const response = await fetch(url, init);
+          const headers = new Headers(response.headers);
+          headers.delete("retry-after");
+          headers.delete("x-ratelimit-reset");
+          return new Response(await response.arrayBuffer(), { status: response.status, headers });
+        };
+        const client = new MemoryClient({
+          apiKey: key,
+          baseUrl: limited.url,
+          retryDelay: 20,
+          fetch: withoutWaitHints,
+          hooks: {
+            onResponse: (event) => void statuses.push(event.status),
+            onRetry: (event) => void delays.push(event.delayMs),
+          },
+        });
+        await client.memories.list();
+        await client.memories.list();
+        const error = await rejection(client.memories.list());
+        expect(error).toMatchObject({ code: "RATE_LIMIT_EXCEEDED", status: 429, attempts: 4 });
+        expect(statuses).toEqual([200, 200, 429, 429, 429, 429]);
+        delays.forEach((delay, n) => {
+          expect(delay).toBeGreaterThanOrEqual(0.8 * 20 * 2 ** n);
+          expect(delay).toBeLessThanOrEqual(1.2 * 20 * 2 ** n);
+        });
+        expect(delays).toHaveLength(3);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
+  describe("authentication", () => {
+    it("a wrong key is INVALID_API_KEY at once, without a retry", async () => {
+      const requests: number[] = [];
+      const intruder = clientFor("mem_not_a_real_key", { hooks: { onRequest: (event) => void requests.push(event.attempt) } });
+      const error = await rejection(intruder.memories.list());
+      expect(error).toMatchObject({ code: "INVALID_API_KEY", status: 401, attempts: 1 });
+      expect(error.requestId).toMatch(UUID);
+      expect(requests).toEqual([1]);
+    });
+
+    it("a revoked key is INVALID_API_KEY too", async () => {
+      const revoked = await server.newUser();
+      await keyAdmin(server.app.services).revoke(revoked.keyId);
+      expect((await rejection(clientFor(revoked.key).memories.get("00000000-0000-4000-8000-000000000000"))).code).toBe(
+        "INVALID_API_KEY",
+      );
+    });
+  });
+});
