@@ -43,7 +43,11 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
   // the embedded database admits one process: the operator's CLI reaches it through this server
   let control: ControlServer | undefined;
   if (db.kind === "pglite" && !config.dataDir.startsWith("memory://")) {
-    control = await startControlServer(config.dataDir, keyAdmin(services), logger);
+    control = await startControlServer(
+      config.dataDir,
+      { keys: keyAdmin(services), reindex: (onProgress) => services.indexer.rebuild(onProgress) },
+      logger,
+    );
   }
   const maintenance = db.kind === "pglite" ? startMaintenance(db.sql, logger) : undefined;
   return {

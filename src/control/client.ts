@@ -1,5 +1,7 @@
 import { request } from "node:http";
 import { AppError, isErrorCode } from "../errors.ts";
+import { createInterface } from "node:readline";
+import type { RebuildProgress } from "../domain/indexer.ts";
 import type { KeyAdmin, KeyRecord, NewKey } from "../domain/key-admin.ts";
 import { controlSocketPath } from "./socket-path.ts";
 
@@ -45,4 +47,25 @@ export function remoteKeyAdmin(dataDir: string): KeyAdmin {
     list: (user) => call<KeyRecord[]>(path, "/keys/list", { user }),
     revoke: (id) => call<KeyRecord>(path, "/keys/revoke", { id }),
   };
+}
+
+/** Rebuilds the vector index inside the server that holds the embedded database in `dataDir`. */
+export function remoteReindex(dataDir: string, onProgress: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: controlSocketPath(dataDir), path: "/reindex", method: "POST" }, (res) => {
+      let settled = false;
+      createInterface({ input: res }).on("line", (line) => {
+        const message = JSON.parse(line) as { progress?: RebuildProgress; result?: RebuildProgress; error?: { message: string } };
+        if (message.progress) onProgress(message.progress);
+        if (message.result) (settled = true), resolve(message.result);
+        if (message.error) (settled = true), reject(new AppError("INTERNAL", `reindex failed: ${message.error.message}`));
+      });
+      res.on("end", () => settled || reject(new Error("the server closed the reindex before it finished")));
+    });
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT" || error.code === "ECONNREFUSED") reject(new NoServerError(error.message));
+      else reject(error);
+    });
+    req.end();
+  });
 }

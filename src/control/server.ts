@@ -1,6 +1,7 @@
 import { chmodSync, unlinkSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { asAppError } from "../errors.ts";
+import type { RebuildProgress } from "../domain/indexer.ts";
 import type { KeyAdmin } from "../domain/key-admin.ts";
 import { readJsonBody } from "../http/body.ts";
 import { sendError, sendJson } from "../http/respond.ts";
@@ -8,6 +9,12 @@ import type { Logger } from "../logger.ts";
 import { controlSocketPath } from "./socket-path.ts";
 
 const MAX_CONTROL_BODY = 64 * 1024;
+
+/** What the operator's CLI can ask of a running server. */
+export interface ControlCommands {
+  keys: KeyAdmin;
+  reindex(onProgress: (progress: RebuildProgress) => void): Promise<RebuildProgress>;
+}
 
 export interface ControlServer {
   path: string;
@@ -18,7 +25,7 @@ export interface ControlServer {
  * The operator's channel into a server that holds the embedded database: PGlite admits one process, so the
  * `keys` CLI sends its commands here while the server runs. A Unix socket readable only by this user.
  */
-export async function startControlServer(dataDir: string, admin: KeyAdmin, logger: Logger): Promise<ControlServer> {
+export async function startControlServer(dataDir: string, commands: ControlCommands, logger: Logger): Promise<ControlServer> {
   const path = controlSocketPath(dataDir);
   try {
     unlinkSync(path); // left by a server that did not stop cleanly; the data-dir lock proves it is gone
@@ -26,7 +33,8 @@ export async function startControlServer(dataDir: string, admin: KeyAdmin, logge
     // none
   }
   const server: Server = createServer((req, res) => {
-    handle(req, admin).then(
+    if (req.url === "/reindex") return void streamReindex(res, commands, logger);
+    handle(req, commands.keys).then(
       (body) => sendJson(res, 200, body),
       (error: unknown) => {
         const appError = asAppError(error);
@@ -48,6 +56,18 @@ export async function startControlServer(dataDir: string, admin: KeyAdmin, logge
         server.closeAllConnections();
       }),
   };
+}
+
+/** Long-running: one JSON line per progress report, then the result (or the error). */
+async function streamReindex(res: ServerResponse, commands: ControlCommands, logger: Logger): Promise<void> {
+  res.writeHead(200, { "content-type": "application/x-ndjson" });
+  try {
+    const result = await commands.reindex((progress) => res.write(`${JSON.stringify({ progress })}\n`));
+    res.end(`${JSON.stringify({ result })}\n`);
+  } catch (error) {
+    logger.error({ err: error }, "reindex failed");
+    res.end(`${JSON.stringify({ error: { message: error instanceof Error ? error.message : String(error) } })}\n`);
+  }
 }
 
 async function handle(req: IncomingMessage, admin: KeyAdmin): Promise<unknown> {

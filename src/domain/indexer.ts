@@ -5,8 +5,16 @@ import { bytesToVector, vectorToBytes } from "../vectors/codec.ts";
 import type { VectorIndex, VectorPoint } from "../vectors/vector-index.ts";
 
 const BATCH = 500;
+const REBUILD_PAGE = 256;
 const POLL_MS = 2_000;
 const MAX_BACKOFF_S = 300;
+
+export interface RebuildProgress {
+  done: number;
+  total: number;
+  /** Memories that had no vector of the current embedder and were embedded. */
+  embedded: number;
+}
 
 interface Task {
   /** bigint in the database; drivers return it as a string */
@@ -135,8 +143,8 @@ export class Indexer {
       [this.embedder.id],
     );
     const { stale, extra } = this.index.reconcile(this.embedder.id, new Map(rows.map((r) => [r.id, Number(r.version)])));
-    await this.index.delete(this.embedder.id, extra);
-    await this.db.sql.query(
+    if (extra.length) await this.index.delete(this.embedder.id, extra);
+    if (stale.length) await this.db.sql.query(
       "INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM memories WHERE id = ANY($1::uuid[])",
       [stale],
     );
@@ -174,6 +182,37 @@ export class Indexer {
       this.logger.warn({ err: error, tasks: tasks.length }, "index write failed; will retry");
       await this.retryLater(tasks, error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /**
+   * Rebuilds the index of the current embedder from the database: empties it, then writes every memory, reusing
+   * stored vectors and embedding (in batches) only what has no vector of the current embedder. Pages go through
+   * the same queue as live writes, so a memory written meanwhile is never left in an older state.
+   */
+  async rebuild(onProgress: (progress: RebuildProgress) => void = () => {}): Promise<RebuildProgress> {
+    await this.serially(() => this.index.clear(this.embedder.id));
+    const [{ total }] = (await this.db.sql.query<{ total: number }>("SELECT count(*)::int AS total FROM memories")) as [
+      { total: number },
+    ];
+    const progress: RebuildProgress = { done: 0, total, embedded: 0 };
+    onProgress({ ...progress });
+    for (let after: string | undefined; ; ) {
+      const rows = await this.serially(async () => {
+        const page = await pageIndexRows(this.db, after, REBUILD_PAGE);
+        const stale = page.filter((row) => !row.embedding || row.embedder !== this.embedder.id);
+        if (stale.length) {
+          await this.storeEmbeddings(stale, await this.embedder.embed(stale.map((row) => row.content)));
+          progress.embedded += stale.length;
+        }
+        await this.upsertRows(page);
+        return page;
+      });
+      if (rows.length === 0) break;
+      progress.done += rows.length;
+      onProgress({ ...progress });
+      after = rows[rows.length - 1]!.id;
+    }
+    return progress;
   }
 
   /** Writes the rows that have a vector of the current embedder to the index. */

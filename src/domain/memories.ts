@@ -69,14 +69,6 @@ export class MemoryService {
     return this.reads.load(`${principal.userId} ${JSON.stringify(query)}`, scope, id.toLowerCase());
   }
 
-  /** The user's memories with these ids that are not archived, in no particular order (search results). */
-  findLive(principal: Principal, ids: readonly string[], query: MemoryQuery = {}): Promise<Memory[]> {
-    return this.db.prisma.memory.findMany({
-      ...selecting(query, "id"),
-      where: { userId: principal.userId, id: { in: [...ids] }, isArchived: false },
-    });
-  }
-
   async list(
     principal: Principal,
     filter: MemoryFilter,

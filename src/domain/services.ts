@@ -9,6 +9,7 @@ import { Indexer } from "./indexer.ts";
 import { ApiKeyService } from "./api-keys.ts";
 import { ListTotals } from "./list-totals.ts";
 import { MemoryService } from "./memories.ts";
+import { SearchService } from "./search.ts";
 import { UserService } from "./users.ts";
 
 /** The business rules, free of any transport; GraphQL resolvers (and through them REST) call these. */
@@ -17,13 +18,14 @@ export interface Services {
   users: UserService;
   apiKeys: ApiKeyService;
   memories: MemoryService;
+  search: SearchService;
   indexer: Indexer;
 }
 
+/** Seams for tests: a failing or counting embedder, or a wrapper around the configured index. */
 export interface ServiceOverrides {
-  /** Tests put a failing or counting embedder or index here. */
   embedder?: Embedder;
-  vectorIndex?: VectorIndex;
+  wrapIndex?: (index: VectorIndex) => VectorIndex;
 }
 
 /** Opens the embedder and the vector index configured, and the services over them. */
@@ -34,7 +36,8 @@ export async function openServices(
   overrides: ServiceOverrides = {},
 ): Promise<Services> {
   const embedder = overrides.embedder ?? (await openEmbedder(config));
-  const index = overrides.vectorIndex ?? (await openVectorIndex(config, db, logger));
+  const opened = await openVectorIndex(config, db, logger);
+  const index = overrides.wrapIndex ? overrides.wrapIndex(opened) : opened;
   await index.ensure(embedder.id, embedder.dimensions);
   logger.info({ embedder: embedder.id, vectorIndex: index.kind }, "search ready");
   return createServices(db, config, new Indexer(db, embedder, index, logger));
@@ -47,5 +50,6 @@ export function createServices(db: Database, config: Config, indexer: Indexer): 
     users: new UserService(db),
     apiKeys: new ApiKeyService(db),
     memories: new MemoryService(db, config.limits, new ListTotals(db.singleWriter), indexer),
+    search: new SearchService(db, indexer, config.limits),
   };
 }

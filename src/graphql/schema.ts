@@ -4,6 +4,7 @@ import "./scalars.ts";
 import "./user.ts";
 import "./api-key.ts";
 import "./memory.ts";
+import "./search.ts";
 
 let schema: GraphQLSchema | undefined;
 

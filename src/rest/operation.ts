@@ -54,8 +54,11 @@ export class Operation<TData> {
     for (const definition of this.definition.variableDefinitions ?? []) {
       const name = definition.variable.name.value;
       const value = variables[name];
-      if (value === undefined) continue;
       const type = typeFromAST(schema, definition.type) as GraphQLInputType;
+      if (value === undefined || value === null) {
+        if (isNonNullType(type) && !definition.defaultValue) throw invalid(name, "is required");
+        continue;
+      }
       const fail = (path: readonly (string | number)[]): never => {
         // `input` and `filter` carry the body and the query filters: their fields are what callers know
         const fieldPath = name === "input" || name === "filter" ? path : [name, ...path];

@@ -4,6 +4,7 @@ import { inject } from "vitest";
 import { createApp, type App } from "../../src/app.ts";
 import { loadConfig, type Env } from "../../src/config.ts";
 import { keyAdmin } from "../../src/domain/key-admin.ts";
+import type { ServiceOverrides } from "../../src/domain/services.ts";
 import { createLogger } from "../../src/logger.ts";
 import { HttpClient } from "./http.ts";
 
@@ -54,7 +55,7 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Pr
 }
 
 /** The service on a free loopback port, on a fresh database of the kind under test. */
-export async function startTestServer(env: Env = {}): Promise<TestServer> {
+export async function startTestServer(env: Env = {}, overrides: ServiceOverrides = {}): Promise<TestServer> {
   const postgres = databaseUnderTest() === "postgres" ? await freshPostgresDatabase() : undefined;
   const config = loadConfig({
     PORT: "0",
@@ -64,7 +65,7 @@ export async function startTestServer(env: Env = {}): Promise<TestServer> {
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
     ...env,
   } as Record<string, string>);
-  const app = await createApp(config, createLogger(config.logLevel));
+  const app = await createApp(config, createLogger(config.logLevel), overrides);
   const address = await app.listen();
   const url = `http://127.0.0.1:${address.port}`;
   let users = 0;

@@ -1,0 +1,60 @@
+// npm run reindex: rebuilds the vector index from the database (see README, "Search").
+import { loadConfig, type Config } from "../config.ts";
+import { NoServerError, remoteReindex } from "../control/client.ts";
+import { openDatabase } from "../db/open.ts";
+import type { RebuildProgress } from "../domain/indexer.ts";
+import { openServices } from "../domain/services.ts";
+import { createLogger } from "../logger.ts";
+import { runCli, UsageError } from "./run.ts";
+
+const USAGE = "usage: npm run reindex";
+
+/** A bar on a terminal; a line every tenth of the way otherwise (CI logs). */
+function progressReporter(): (progress: RebuildProgress) => void {
+  let lastTenth = -1;
+  return ({ done, total, embedded }) => {
+    const fraction = total === 0 ? 1 : Math.min(1, done / total);
+    const text = `${done}/${total} memories, ${embedded} embedded`;
+    if (process.stderr.isTTY) {
+      const width = 30;
+      const filled = Math.round(fraction * width);
+      process.stderr.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${Math.round(fraction * 100)}% ${text}`);
+      if (fraction === 1) process.stderr.write("\n");
+    } else if (Math.floor(fraction * 10) > lastTenth) {
+      lastTenth = Math.floor(fraction * 10);
+      process.stderr.write(`${Math.round(fraction * 100)}% ${text}\n`);
+    }
+  };
+}
+
+/** In the server that holds the embedded database, when one runs; otherwise here. */
+async function rebuild(config: Config, onProgress: (progress: RebuildProgress) => void) {
+  if (!config.databaseUrl) {
+    if (config.dataDir.startsWith("memory://")) throw new UsageError("DATA_DIR=memory:// keeps nothing to reindex.");
+    try {
+      return { where: "the running server", ...(await remoteReindex(config.dataDir, onProgress)) };
+    } catch (error) {
+      if (!(error instanceof NoServerError)) throw error;
+    }
+  }
+  const logger = createLogger("warn");
+  const db = await openDatabase(config, logger);
+  try {
+    const services = await openServices(db, config, logger);
+    try {
+      return { where: services.indexer.index.kind, ...(await services.indexer.rebuild(onProgress)) };
+    } finally {
+      await services.indexer.index.close();
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+await runCli(USAGE, async (print) => {
+  if (process.argv.length > 2) throw new UsageError("reindex takes no arguments");
+  const started = performance.now();
+  const result = await rebuild(loadConfig(), progressReporter());
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  print(`Reindexed ${result.done} memories (${result.embedded} embedded anew) via ${result.where} in ${seconds} s.`);
+});

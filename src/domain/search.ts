@@ -1,0 +1,100 @@
+import type { Principal } from "../auth/principal.ts";
+import type { Limits } from "../config.ts";
+import type { Database } from "../db/database.ts";
+import { AppError, invalid } from "../errors.ts";
+import type { Prisma } from "../generated/prisma/client.ts";
+import type { VectorFilter } from "../vectors/vector-index.ts";
+import type { Indexer } from "./indexer.ts";
+import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
+import { checkContentText, checkTags } from "./memory-input.ts";
+import { checkPage } from "./paging.ts";
+
+export const DEFAULT_SEARCH_LIMIT = 10;
+// hits the index returns beyond the page, in case some are gone from the database by now
+const SLACK = 10;
+
+export interface SearchFilter {
+  type?: string | null;
+  tags?: readonly string[] | null;
+  fromDate?: Date | null;
+  toDate?: Date | null;
+}
+
+export interface ScoredMemory {
+  memory: Memory;
+  /** Cosine similarity of the query and the memory, -1 to 1. */
+  score: number;
+}
+
+/** Topic lookup: the query's embedding against the memories', nearest first. */
+export class SearchService {
+  constructor(
+    private readonly db: Database,
+    private readonly indexer: Indexer,
+    private readonly limits: Limits,
+  ) {}
+
+  /** The filter as the index takes it; invalid values are the caller's error. */
+  vectorFilter(principal: Principal, filter: SearchFilter, threadId?: string): VectorFilter {
+    const result: VectorFilter = { userId: principal.userId };
+    if (filter.type != null) result.type = filter.type.trim().toLowerCase();
+    if (filter.tags?.length) result.tags = checkTags(filter.tags, this.limits);
+    if (filter.fromDate) result.fromDate = filter.fromDate;
+    if (filter.toDate) result.toDate = filter.toDate;
+    if (result.fromDate && result.toDate && result.fromDate > result.toDate) {
+      throw invalid("fromDate", "must not be after the end of the date range");
+    }
+    if (threadId !== undefined) result.threadId = threadId;
+    return result;
+  }
+
+  /** The embedding of a query; 503 when the embedder cannot be reached. */
+  async embedQuery(query: string): Promise<Float32Array> {
+    try {
+      const [vector] = await this.indexer.embedder.embed([query]);
+      return vector!;
+    } catch (error) {
+      throw Object.assign(new AppError("SERVICE_UNAVAILABLE", "The embedding service is unavailable; try again shortly"), {
+        cause: error,
+      });
+    }
+  }
+
+  checkQuery(query: string): string {
+    return checkContentText(query, this.limits, "query").trim();
+  }
+
+  async search(
+    principal: Principal,
+    query: string,
+    limit: number | null | undefined,
+    filter: SearchFilter,
+    memoryQuery: MemoryQuery = {},
+  ): Promise<ScoredMemory[]> {
+    const text = this.checkQuery(query);
+    const page = checkPage(limit, 0, DEFAULT_SEARCH_LIMIT);
+    const vectorFilter = this.vectorFilter(principal, filter);
+    const vector = await this.embedQuery(text);
+    const hits = await this.indexer.index.search(this.indexer.embedder.id, vector, vectorFilter, page.limit + SLACK);
+    const memories = await this.live(vectorFilter, hits.map((hit) => hit.id), memoryQuery);
+    return hits
+      .filter((hit) => memories.has(hit.id))
+      .slice(0, page.limit)
+      .map((hit) => ({ memory: memories.get(hit.id)!, score: hit.score }));
+  }
+
+  /**
+   * The database's word on the hits: the index may briefly hold a memory that was deleted, archived or
+   * changed, so the filter is applied again to the rows themselves.
+   */
+  async live(filter: VectorFilter, ids: readonly string[], memoryQuery: MemoryQuery = {}): Promise<Map<string, Memory>> {
+    if (ids.length === 0) return new Map();
+    const where: Prisma.MemoryWhereInput = { userId: filter.userId, id: { in: [...ids] }, isArchived: false };
+    if (filter.type !== undefined) where.type = filter.type;
+    if (filter.tags) where.tags = { hasEvery: filter.tags };
+    if (filter.threadId !== undefined) where.threadId = filter.threadId;
+    if (filter.fromDate || filter.toDate) where.createdAt = { gte: filter.fromDate, lte: filter.toDate };
+    const rows = await this.db.prisma.memory.findMany({ ...selecting(memoryQuery, "id"), where });
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+}

@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Env } from "../../src/config.ts";
+import { openPGlite } from "../../src/db/pglite.ts";
+import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
+import type { Embedder } from "../../src/embeddings/embedder.ts";
+import type { VectorIndex } from "../../src/vectors/vector-index.ts";
+import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer } from "../support/server.ts";
+
+/** Wraps an index so that its writes fail while `failing` is true. */
+function flaky(failing: { on: boolean }) {
+  return (inner: VectorIndex): VectorIndex =>
+    new Proxy(inner, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if ((property === "upsert" || property === "delete") && typeof value === "function") {
+          return (...args: unknown[]) => {
+            if (failing.on) return Promise.reject(new Error("index unreachable"));
+            return (value as (...a: unknown[]) => Promise<void>).apply(target, args);
+          };
+        }
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+}
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, seconds = 20): Promise<T> {
+  for (let waited = 0; ; waited += 250) {
+    const value = await probe();
+    if (done(value) || waited > seconds * 1000) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** A database (and data directory) that outlives one server, for restart tests. */
+async function persistentDatabase(): Promise<{ env: Env; drop(): Promise<void> }> {
+  if (databaseUnderTest() === "postgres") {
+    const db = await freshPostgresDatabase();
+    return { env: { DATABASE_URL: db.url }, drop: db.drop };
+  }
+  const dir = mkdtempSync(join(tmpdir(), "memory-consistency-"));
+  return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const searchIds = async (api: { get(path: string): Promise<{ body: { results: { id: string }[] } }> }, query: string) =>
+  (await api.get(`/api/v1/memory/search?query=${encodeURIComponent(query)}&limit=100`)).body.results.map((r) => r.id);
+
+describe.skipIf(databaseUnavailable())("index consistency", () => {
+  let database: { env: Env; drop(): Promise<void> };
+  beforeAll(async () => {
+    database = await persistentDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  it("stores a memory whose index write failed, and finds it once the index recovers (retried in the background)", async () => {
+    const failing = { on: true };
+    const server = await startTestServer({ DATA_DIR: "memory://" }, { wrapIndex: flaky(failing) });
+    try {
+      const user = await server.newUser();
+      const created = await user.api.post("/api/v1/memory", { content: "the spare key is under the blue flowerpot" });
+      expect(created.status).toBe(201);
+      // the exact scan reads the database itself: only a real index can miss the memory meanwhile
+      if (server.app.services.indexer.index.kind !== "exact") {
+        expect(await searchIds(user.api, "spare key flowerpot")).not.toContain(created.body.id);
+      }
+      const [task] = await server.app.db.sql.query<{ attempts: number; last_error: string }>(
+        "SELECT attempts, last_error FROM index_tasks WHERE memory_id = $1",
+        [created.body.id],
+      );
+      expect(task).toMatchObject({ attempts: 1, last_error: "index unreachable" });
+
+      failing.on = false;
+      const queued = await until(() => server.app.db.sql.query("SELECT 1 FROM index_tasks"), (rows) => rows.length === 0);
+      expect(queued).toEqual([]);
+      expect((await searchIds(user.api, "spare key flowerpot"))[0]).toBe(created.body.id);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("applies index work left queued by a stopped server when the next one starts", async () => {
+    const failing = { on: true };
+    const first = await startTestServer(database.env, { wrapIndex: flaky(failing) });
+    const user = await first.newUser("restart@example.com");
+    const created = await user.api.post("/api/v1/memory", { content: "the boat is moored at pier seven" });
+    expect(created.status).toBe(201);
+    await first.app.close();
+
+    const second = await startTestServer(database.env);
+    try {
+      const api = second.client(user.key);
+      const found = await until(() => searchIds(api, "boat moored pier"), (ids) => ids.includes(created.body.id));
+      expect(found).toContain(created.body.id);
+    } finally {
+      await second.app.close();
+    }
+  });
+
+  it("stores a memory while the embedder is down, and embeds it later", async () => {
+    const builtin = new BuiltinEmbedder();
+    const down = { on: true };
+    const embedder: Embedder = {
+      id: builtin.id,
+      dimensions: builtin.dimensions,
+      embed: (texts) => (down.on ? Promise.reject(new Error("embedder down")) : builtin.embed(texts)),
+    };
+    const server = await startTestServer({ DATA_DIR: "memory://" }, { embedder });
+    try {
+      const user = await server.newUser();
+      const created = await user.api.post("/api/v1/memory", { content: "passport renewal form is in the desk drawer" });
+      expect(created.status).toBe(201);
+      const [row] = await server.app.db.sql.query<{ embedding: unknown }>("SELECT embedding FROM memories WHERE id = $1", [
+        created.body.id,
+      ]);
+      expect(row?.embedding).toBeNull();
+      const unavailable = await user.api.get("/api/v1/memory/search?query=passport");
+      expect(unavailable.status).toBe(503);
+      expect(unavailable.body.error.code).toBe("SERVICE_UNAVAILABLE");
+
+      down.on = false;
+      const found = await until(() => searchIds(user.api, "passport renewal"), (ids) => ids.includes(created.body.id));
+      expect(found[0]).toBe(created.body.id);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.runIf(databaseUnderTest() === "pglite")(
+    "reloads the embedded index from its files and reconciles it with what changed behind its back",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "memory-usearch-"));
+      try {
+        const first = await startTestServer({ DATA_DIR: dir, VECTOR_INDEX: "usearch" });
+        const user = await first.newUser();
+        const kept = (await user.api.post("/api/v1/memory", { content: "the wifi password is on the fridge" })).body.id;
+        const removed = (await user.api.post("/api/v1/memory", { content: "the wifi router reboots at midnight" })).body.id;
+        await first.app.close(); // saves the index files
+
+        // a change the index never saw: a memory deleted straight in the database
+        const db = await openPGlite(dir);
+        await db.sql.query("DELETE FROM memories WHERE id = $1", [removed]);
+        await db.close();
+
+        const third = await startTestServer({ DATA_DIR: dir, VECTOR_INDEX: "usearch" });
+        try {
+          const ids = await until(() => searchIds(third.client(user.key), "wifi"), (found) => !found.includes(removed));
+          expect(ids).toEqual([kept]);
+        } finally {
+          await third.app.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});

@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEARCH_FIXTURE } from "../support/search-fixture.ts";
+import { searchPaths } from "../support/search-paths.ts";
+import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+
+interface Hit {
+  id: string;
+  content: string;
+  type: string | null;
+  tags: string[];
+  score: number;
+}
+
+/** One suite of search behaviour, run on every vector index path the database under test allows. */
+describe.skipIf(databaseUnavailable()).each(searchPaths())("search through $name", ({ env, start, stop }) => {
+  let server: TestServer;
+  let user: TestUser;
+  const ids = new Map<string, string>(); // content -> id
+  let between: string; // a moment after the first half of the fixture was written
+
+  const search = async (query: string, params = ""): Promise<Hit[]> => {
+    const res = await user.api.get(`/api/v1/memory/search?query=${encodeURIComponent(query)}${params}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.total).toBe(res.body.results.length);
+    return res.body.results;
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ ...(await start?.()), ...env });
+    user = await server.newUser();
+    for (const [i, memory] of SEARCH_FIXTURE.entries()) {
+      if (i === 18) {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        between = new Date().toISOString();
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      const res = await user.api.post("/api/v1/memory", memory);
+      expect(res.status).toBe(201);
+      ids.set(memory.content, res.body.id);
+    }
+  });
+  afterAll(async () => {
+    await server?.close();
+    await stop?.();
+  });
+
+  it("ranks first the memory that shares the query's wording", async () => {
+    const cases = [
+      ["when is the violin recital?", "My daughter's violin recital is on the third Saturday of March"],
+      ["what tea do I drink", "I prefer green tea without sugar in the morning"],
+      ["peanut allergy", "Allergic to peanuts and tree nuts, carry an epinephrine pen"],
+      ["cherry blossom trip", "Planning a trip to Kyoto during cherry blossom season"],
+      ["sourdough starter", "Keeps a sourdough starter named Bubbles in the fridge"],
+    ];
+    for (const [query, expected] of cases) {
+      const [first] = await search(query!);
+      expect(first?.content, query).toBe(expected);
+    }
+  });
+
+  it("returns scores from -1 to 1, highest first, and the memory's fields", async () => {
+    const hits = await search("allergic to medication", "&limit=20");
+    expect(hits.length).toBe(20);
+    for (let i = 0; i < hits.length; i++) {
+      expect(hits[i]!.score).toBeGreaterThanOrEqual(-1);
+      expect(hits[i]!.score).toBeLessThanOrEqual(1.000001);
+      if (i > 0) expect(hits[i]!.score).toBeLessThanOrEqual(hits[i - 1]!.score);
+    }
+    expect(hits[0]).toMatchObject({ id: expect.any(String), type: expect.any(String), tags: expect.any(Array) });
+  });
+
+  it("returns 10 results by default, at most `limit`, and everything when there are fewer", async () => {
+    expect(await search("family")).toHaveLength(10);
+    expect(await search("family", "&limit=3")).toHaveLength(3);
+    expect(await search("family", "&limit=100")).toHaveLength(SEARCH_FIXTURE.length);
+  });
+
+  it("filters by type", async () => {
+    const hits = await search("health", "&type=task&limit=100");
+    expect(hits.length).toBe(SEARCH_FIXTURE.filter((m) => m.type === "task").length);
+    expect(hits.every((h) => h.type === "task")).toBe(true);
+  });
+
+  it("filters by tags, keeping memories that carry every listed tag", async () => {
+    const hits = await search("family", "&tags=family,calendar&limit=100");
+    expect(hits.map((h) => h.content)).toEqual(["Mother's birthday is the ninth of October, likes orchids"]);
+    expect((await search("health", "&tags=health&limit=100")).length).toBe(
+      SEARCH_FIXTURE.filter((m) => m.tags.includes("health")).length,
+    );
+  });
+
+  it("filters by creation date", async () => {
+    const after = await search("the", `&from_date=${between}&limit=100`);
+    const before = await search("the", `&to_date=${between}&limit=100`);
+    expect(after.length).toBe(SEARCH_FIXTURE.length - 18);
+    expect(before.length).toBe(18);
+    expect(after.map((h) => h.id).some((id) => before.map((b) => b.id).includes(id))).toBe(false);
+  });
+
+  it("leaves archived memories out", async () => {
+    const target = ids.get("Photographs birds with a 400mm telephoto lens")!;
+    expect((await search("telephoto lens birds"))[0]?.id).toBe(target);
+    await user.api.patch(`/api/v1/memories/${target}`, { is_archived: true });
+    expect((await search("telephoto lens birds", "&limit=100")).map((h) => h.id)).not.toContain(target);
+    await user.api.patch(`/api/v1/memories/${target}`, { is_archived: false });
+    expect((await search("telephoto lens birds"))[0]?.id).toBe(target);
+  });
+
+  it("never shows one user's memories to another", async () => {
+    const other = await server.newUser();
+    const res = await other.api.get("/api/v1/memory/search?query=violin%20recital&limit=100");
+    expect(res.body).toEqual({ results: [], total: 0 });
+    await other.api.post("/api/v1/memory", { content: "my own violin lessons on Tuesday" });
+    const mine = await other.api.get("/api/v1/memory/search?query=violin%20recital&limit=100");
+    expect(mine.body.results.map((h: Hit) => h.content)).toEqual(["my own violin lessons on Tuesday"]);
+  });
+
+  it("finds a memory by its new content after PATCH, and not by the old", async () => {
+    const id = ids.get("Favourite board game is Carcassonne with the expansions")!;
+    await user.api.patch(`/api/v1/memories/${id}`, { content: "Favourite card game is bridge with the neighbours" });
+    expect((await search("bridge card game neighbours"))[0]?.id).toBe(id);
+    expect((await search("Carcassonne expansions"))[0]?.id).not.toBe(id);
+  });
+
+  it("follows a change of tags without a change of content", async () => {
+    const id = ids.get("Prefers aisle seats on long flights")!;
+    await user.api.patch(`/api/v1/memories/${id}`, { tags: ["travel", "comfort"] });
+    expect((await search("aisle seats", "&tags=comfort")).map((h) => h.id)).toEqual([id]);
+  });
+
+  it("forgets a deleted memory", async () => {
+    const id = ids.get("Migraine triggered by red wine and poor sleep")!;
+    expect((await search("migraine red wine"))[0]?.id).toBe(id);
+    await user.api.delete(`/api/v1/memories/${id}`);
+    expect((await search("migraine red wine", "&limit=100")).map((h) => h.id)).not.toContain(id);
+  });
+
+  it("is the same search over GraphQL, with the memory behind each hit", async () => {
+    const res = await user.api.graphql(
+      `query ($q: String!) { searchMemories(query: $q, limit: 2, filter: { tags: ["music"] }) {
+         total results { id content type score memory { tags createdAt } } } }`,
+      { q: "violin recital" },
+    );
+    const found = res.body.data.searchMemories;
+    expect(found.total).toBe(2);
+    expect(found.results[0]).toMatchObject({
+      content: "My daughter's violin recital is on the third Saturday of March",
+      type: "task",
+      memory: { tags: ["family", "music"] },
+    });
+  });
+
+  it("rebuilds an emptied index from the database", async () => {
+    const { indexer } = server.app.services;
+    await indexer.index.clear(indexer.embedder.id);
+    if (indexer.index.kind !== "exact") expect(await search("violin recital")).toEqual([]);
+    const progress = await indexer.rebuild();
+    expect(progress.done).toBe(progress.total);
+    expect(progress.embedded).toBe(0); // stored vectors are reused, not made again
+    expect((await search("when is the violin recital?"))[0]?.content).toBe(
+      "My daughter's violin recital is on the third Saturday of March",
+    );
+  });
+});
+
+describe.skipIf(databaseUnavailable())("search input", () => {
+  let server: TestServer;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    user = await server.newUser();
+  });
+  afterAll(() => server?.close());
+
+  it.each([
+    ["no query", "", /^query is required/],
+    ["an empty query", "?query=", /^query must not be empty/],
+    ["a blank query", "?query=%20%20", /^query must not be empty/],
+    ["a limit over 100", "?query=x&limit=101", /^limit must be a whole number from 1 to 100/],
+    ["a limit of 0", "?query=x&limit=0", /^limit must be a whole number from 1 to 100/],
+    ["a from_date that is not a date", "?query=x&from_date=yesterday", /^from_date must be an ISO 8601 timestamp/],
+    ["a to_date that is not a date", "?query=x&to_date=2024-13-45T00:00:00Z", /^to_date must be an ISO 8601 timestamp/],
+    ["from_date after to_date", "?query=x&from_date=2025-02-01T00:00:00Z&to_date=2025-01-01T00:00:00Z", /^from_date must not be after the end/],
+    ["an unknown parameter", "?query=x&sort=asc", /^sort is not a query parameter/],
+  ])("refuses %s with 400 VALIDATION_ERROR", async (_name, query, message) => {
+    const res = await user.api.get(`/api/v1/memory/search${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    expect(res.body.error.message).toMatch(message);
+  });
+});

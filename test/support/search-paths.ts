@@ -1,0 +1,19 @@
+import type { Env } from "../../src/config.ts";
+import { databaseUnderTest } from "./server.ts";
+
+export interface SearchPath {
+  name: string;
+  env: Env;
+  /** Starts what the path needs (a fake remote, say) and returns settings for the server. */
+  start?: () => Promise<Env>;
+  stop?: () => Promise<void>;
+}
+
+/** Every vector index the database under test can use; the search suite runs on each. */
+export function searchPaths(): SearchPath[] {
+  const paths: SearchPath[] = [{ name: "exact scan", env: { VECTOR_INDEX: "exact" } }];
+  if (databaseUnderTest() === "pglite") {
+    paths.unshift({ name: "usearch", env: { VECTOR_INDEX: "usearch" } }, { name: "pgvector", env: { VECTOR_INDEX: "pgvector" } });
+  }
+  return paths;
+}
