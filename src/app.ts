@@ -68,7 +68,7 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
       await http.drain(config.shutdownTimeoutMs);
       await services.indexer.stop();
       await services.indexer.index.close();
-      maintenance?.stop();
+      await maintenance?.stop();
       await control?.close();
       await db.close();
     },

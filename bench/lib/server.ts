@@ -7,6 +7,8 @@ export interface BenchServer {
   url: string;
   key: string;
   database: string;
+  /** The settings the server runs with, for CLI commands against the same database. */
+  env: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     url: server.url,
     key: (JSON.parse(created.stdout) as { key: string }).key,
     database: process.env.DATABASE_URL ? "PostgreSQL" : "PGlite",
+    env: settings,
     async stop() {
       server.child.kill("SIGTERM");
       await server.exited;

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { StatementCounter } from "./counting-adapter.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -7,6 +8,8 @@ export interface Sql {
   query<R>(text: string, params?: unknown[]): Promise<R[]>;
   /** Runs a script of several statements. */
   exec(script: string): Promise<void>;
+  /** Runs `work` in one transaction, on one connection: committed if it resolves, rolled back if it throws. */
+  transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 }
 
 export interface Database {
@@ -17,6 +20,8 @@ export interface Database {
    */
   singleWriter: boolean;
   prisma: PrismaClient;
+  /** How many statements Prisma has sent so far. */
+  prismaStatements: StatementCounter;
   sql: Sql;
   close(): Promise<void>;
 }

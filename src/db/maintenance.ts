@@ -1,35 +1,63 @@
 import type { Logger } from "../logger.ts";
 import type { Sql } from "./database.ts";
 
-const FIRST_RUN_MS = 10_000;
-const INTERVAL_MS = 2 * 60_000;
+const CHECK_EVERY_MS = 5_000;
+// PostgreSQL's own autovacuum defaults: act when this many rows, plus this share of the table, changed
+const ANALYZE_THRESHOLD = 50;
+const ANALYZE_SCALE = 0.1;
+const VACUUM_THRESHOLD = 50;
+const VACUUM_SCALE = 0.2;
+
+interface TableStats {
+  name: string;
+  live: number;
+  dead: number;
+  modified: number;
+}
 
 /**
  * PGlite runs PostgreSQL in single-user mode: there is no autovacuum. Without it the planner keeps the
- * statistics of an empty database (and picks plans for one), and dead rows and unset visibility bits slow
- * every count. So the embedded database is vacuumed and analysed here: shortly after start (not at once, so
- * as not to hold up the first requests), then every few minutes.
+ * statistics of a table as it was when last analysed (an empty table plans very differently from a full one),
+ * and dead rows and unset visibility bits slow every count. So this does autovacuum's job for the embedded
+ * database: every few seconds it reads the tables' change counters and analyses or vacuums the tables that
+ * crossed autovacuum's default thresholds.
  */
-export function startMaintenance(sql: Sql, logger: Logger): { stop(): void } {
-  let running = false;
-  const run = async () => {
-    if (running) return;
-    running = true;
-    const started = performance.now();
+export function startMaintenance(sql: Sql, logger: Logger): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const check = async () => {
     try {
-      await sql.exec("VACUUM (ANALYZE)");
-      logger.debug({ ms: Math.round(performance.now() - started) }, "vacuumed and analysed the embedded database");
+      // single-user PostgreSQL publishes its counters only when asked to
+      await sql.query("SELECT pg_stat_force_next_flush()");
+      const tables = await sql.query<TableStats>(
+        `SELECT format('%I.%I', schemaname, relname) AS name, n_live_tup::float8 AS live, n_dead_tup::float8 AS dead,
+                n_mod_since_analyze::float8 AS modified
+           FROM pg_stat_user_tables`,
+      );
+      for (const table of tables) {
+        const vacuum = table.dead > VACUUM_THRESHOLD + VACUUM_SCALE * table.live;
+        const analyze = table.modified > ANALYZE_THRESHOLD + ANALYZE_SCALE * table.live;
+        if (!vacuum && !analyze) continue;
+        const started = performance.now();
+        await sql.exec(`${vacuum ? "VACUUM (ANALYZE)" : "ANALYZE"} ${table.name}`);
+        logger.debug(
+          { table: table.name, vacuum, ms: Math.round(performance.now() - started) },
+          "maintained a table of the embedded database",
+        );
+      }
     } catch (error) {
       logger.warn({ err: error }, "embedded database maintenance failed");
     } finally {
-      running = false;
+      running = undefined;
     }
   };
-  let timer = setTimeout(function again() {
-    void run();
-    timer = setTimeout(again, INTERVAL_MS);
-    timer.unref();
-  }, FIRST_RUN_MS);
+  const timer = setInterval(() => {
+    running ??= check();
+  }, CHECK_EVERY_MS);
   timer.unref();
-  return { stop: () => clearTimeout(timer) };
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

@@ -3,9 +3,25 @@ import { vector } from "@electric-sql/pglite-pgvector";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
+import { countStatements } from "./counting-adapter.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import type { Database, Sql } from "./database.ts";
 import { migrate } from "./migrate.ts";
+
+type Queryable = Pick<PGlite, "query" | "exec">;
+
+function sqlOf(client: Queryable & Partial<Pick<PGlite, "transaction">>): Sql {
+  return {
+    query: async <R>(text: string, params?: unknown[]) => (await client.query<R>(text, params)).rows,
+    exec: async (script) => {
+      await client.exec(script);
+    },
+    transaction: (work) => {
+      if (!client.transaction) throw new Error("transactions do not nest");
+      return client.transaction((tx) => work(sqlOf(tx)));
+    },
+  };
+}
 
 /** Opens (creating and migrating if needed) the embedded database; `memory://` keeps it in memory. */
 export async function openPGlite(dataDir: string, logger?: Logger): Promise<Database> {
@@ -13,18 +29,15 @@ export async function openPGlite(dataDir: string, logger?: Logger): Promise<Data
   const lock = inMemory ? undefined : lockDataDir(dataDir);
   try {
     const pglite = await PGlite.create({ dataDir: inMemory ? "memory://" : dataDir, extensions: { vector } });
-    const sql: Sql = {
-      query: async <R>(text: string, params?: unknown[]) => (await pglite.query<R>(text, params)).rows,
-      exec: async (script) => {
-        await pglite.exec(script);
-      },
-    };
+    const sql = sqlOf(pglite);
     await migrate(sql, logger);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    const prismaStatements = { count: 0 };
+    const prisma = new PrismaClient({ adapter: countStatements(new PrismaPGlite(pglite), prismaStatements) });
     return {
       kind: "pglite",
       singleWriter: true,
       prisma,
+      prismaStatements,
       sql,
       async close() {
         await prisma.$disconnect();

@@ -3,8 +3,21 @@ import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { PGVECTOR_SESSION_SETTINGS } from "../vectors/pgvector.ts";
+import { countStatements } from "./counting-adapter.ts";
 import type { Database, Sql } from "./database.ts";
 import { migrate } from "./migrate.ts";
+
+function clientSql(client: pg.PoolClient): Sql {
+  return {
+    query: async <R>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as R[],
+    exec: async (script) => {
+      await client.query(script);
+    },
+    transaction: () => {
+      throw new Error("transactions do not nest");
+    },
+  };
+}
 
 export async function openPostgres(url: string, poolSize: number, logger?: Logger): Promise<Database> {
   const options = Object.entries(PGVECTOR_SESSION_SETTINGS)
@@ -15,15 +28,7 @@ export async function openPostgres(url: string, poolSize: number, logger?: Logge
   try {
     const client = await pool.connect();
     try {
-      await migrate(
-        {
-          query: async <R>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as R[],
-          exec: async (script) => {
-            await client.query(script);
-          },
-        },
-        logger,
-      );
+      await migrate(clientSql(client), logger);
     } finally {
       client.release();
     }
@@ -36,12 +41,28 @@ export async function openPostgres(url: string, poolSize: number, logger?: Logge
     exec: async (script) => {
       await pool.query(script);
     },
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await work(clientSql(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
   };
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prismaStatements = { count: 0 };
+  const prisma = new PrismaClient({ adapter: countStatements(new PrismaPg(pool), prismaStatements) });
   return {
     kind: "postgres",
     singleWriter: false,
     prisma,
+    prismaStatements,
     sql,
     async close() {
       await prisma.$disconnect();

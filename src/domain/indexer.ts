@@ -2,6 +2,7 @@ import type { Database } from "../db/database.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import type { Logger } from "../logger.ts";
 import { bytesToVector, vectorToBytes } from "../vectors/codec.ts";
+import { backfillTerms } from "./lexical.ts";
 import type { VectorIndex, VectorPoint } from "../vectors/vector-index.ts";
 
 const BATCH = 500;
@@ -68,6 +69,7 @@ export class Indexer {
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private running: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Database,
@@ -116,8 +118,8 @@ export class Indexer {
   }
 
   /**
-   * Catches an index that keeps its own files up with the database (it may have missed writes in a crash),
-   * then works through every due task and keeps polling for retries.
+   * Builds missing lexical terms, catches an index that keeps its own files up with the database (it may have
+   * missed writes in a crash), then works through every due task and keeps polling for retries.
    */
   start(): void {
     const loop = async () => {
@@ -128,12 +130,17 @@ export class Indexer {
       } catch (error) {
         this.logger.error({ err: error }, "index work failed");
       }
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), POLL_MS).unref();
+      if (!this.stopped) this.timer = setTimeout(() => (this.running = loop()), POLL_MS).unref();
     };
-    void this.reconcile().then(loop, (error: unknown) => {
-      this.logger.error({ err: error }, "could not reconcile the vector index with the database");
-      return loop();
-    });
+    const prepare = async () => {
+      try {
+        await backfillTerms(this.db, this.logger);
+        await this.reconcile();
+      } catch (error) {
+        this.logger.error({ err: error }, "could not bring the search indexes up to date with the database");
+      }
+    };
+    this.running = prepare().then(loop);
   }
 
   private async reconcile(): Promise<void> {
@@ -156,6 +163,7 @@ export class Indexer {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.running;
     await this.queue.catch(() => {});
   }
 

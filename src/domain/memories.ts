@@ -1,13 +1,14 @@
 import type { Principal } from "../auth/principal.ts";
 import type { Limits } from "../config.ts";
 import type { Database } from "../db/database.ts";
-import { invalid, notFound } from "../errors.ts";
-import { Prisma, type Memory } from "../generated/prisma/client.ts";
+import { AppError, invalid, notFound } from "../errors.ts";
+import type { Memory, Prisma } from "../generated/prisma/client.ts";
 import { Coalescer } from "./coalesce.ts";
 import { isUuid, newId } from "./ids.ts";
 import type { Indexer } from "./indexer.ts";
 import type { ListTotals } from "./list-totals.ts";
-import { insertMemories } from "./memory-rows.ts";
+import { LEXICAL_VERSION, rewriteTerms } from "./lexical.ts";
+import { insertMemories, updateColumns, type MemoryChanges } from "./memory-rows.ts";
 import { checkTags, completeValues, patchValues, type MemoryInput, type MemoryValues } from "./memory-input.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
 
@@ -27,6 +28,29 @@ export interface MemoryFilter {
 }
 
 export const DEFAULT_LIST_LIMIT = 20;
+/** The most items one batch create may hold; fixed by the API specification. */
+export const MAX_BATCH_ITEMS = 100;
+
+/** Plain data, not an Error: GraphQL would raise an Error a resolver returns. */
+export interface ItemError {
+  code: string;
+  message: string;
+  field: string | null;
+}
+
+export interface BatchItemOutcome {
+  success: boolean;
+  memory?: Memory;
+  error?: ItemError;
+}
+
+const itemError = (error: AppError): ItemError => ({ code: error.code, message: error.message, field: error.field ?? null });
+
+export interface BatchOutcome {
+  results: BatchItemOutcome[];
+  successful: number;
+  failed: number;
+}
 
 /** Every column but the embedding, which only the indexer reads. */
 export const memoryColumns = {
@@ -115,6 +139,48 @@ export class MemoryService {
     return memory!;
   }
 
+  /**
+   * Creates up to MAX_BATCH_ITEMS memories: each item is checked on its own and the valid ones are stored even
+   * when others are not. One embedder call for the batch, and one statement (so one transaction) to store it.
+   */
+  async batchCreate(principal: Principal, items: readonly MemoryInput[]): Promise<BatchOutcome> {
+    if (items.length < 1 || items.length > MAX_BATCH_ITEMS) {
+      throw invalid("items", `must hold 1 to ${MAX_BATCH_ITEMS} memories (it holds ${items.length})`);
+    }
+    const results: BatchItemOutcome[] = new Array(items.length);
+    const valid: { index: number; values: MemoryValues }[] = [];
+    items.forEach((item, index) => {
+      try {
+        valid.push({ index, values: completeValues(item, this.limits) });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        results[index] = { success: false, error: itemError(error) };
+      }
+    });
+    const threads = await this.ownThreads(principal, valid.map((v) => v.values.threadId));
+    const storable = valid.filter(({ index, values }) => {
+      if (values.threadId === null || threads.has(values.threadId)) return true;
+      results[index] = { success: false, error: itemError(invalid("threadId", "does not name one of your threads")) };
+      return false;
+    });
+    const vectors = await this.indexer.embedForWrite(storable.map((v) => v.values.content));
+    const stored = await insertMemories(
+      this.db,
+      storable.map(({ values }, k) => ({
+        ...values,
+        id: newId(),
+        userId: principal.userId,
+        ...this.indexer.embeddingColumns(vectors?.[k]),
+      })),
+    );
+    storable.forEach(({ index }, k) => (results[index] = { success: true, memory: stored[k]! }));
+    if (stored.length) {
+      this.totals.changed(principal.userId);
+      await this.indexer.flush(stored.map((memory) => memory.id));
+    }
+    return { results, successful: stored.length, failed: items.length - stored.length };
+  }
+
   /** PATCH: what is not sent is kept. */
   update(principal: Principal, id: string, input: MemoryInput, query: MemoryQuery = {}): Promise<Memory> {
     return this.write(principal, id, patchValues(input, this.limits), query);
@@ -133,19 +199,24 @@ export class MemoryService {
   ): Promise<Memory> {
     if (!isUuid(id)) throw notFound("Memory");
     await this.checkThread(principal, values.threadId);
-    let data: Prisma.MemoryUpdateManyMutationInput = dbValues(values);
-    if (values.content !== undefined) {
-      const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
-      data = { ...data, ...this.indexer.embeddingColumns(vector) };
+    let changes: MemoryChanges = values;
+    const content = values.content;
+    if (content !== undefined) {
+      const [vector] = (await this.indexer.embedForWrite([content])) ?? [];
+      changes = { ...changes, ...this.indexer.embeddingColumns(vector), lexicalVersion: LEXICAL_VERSION };
     }
     const reindex = INDEXED_FIELDS.some((field) => values[field] !== undefined);
-    const [{ count }] = await this.db.prisma.$transaction([
-      this.db.prisma.memory.updateMany({ where: { id, userId: principal.userId }, data }),
-      ...(reindex
-        ? [this.db.prisma.$executeRaw`INSERT INTO index_tasks (memory_id, user_id)
-             SELECT id, user_id FROM memories WHERE id = ${id}::uuid AND user_id = ${principal.userId}::uuid`]
-        : []),
-    ]);
+    const count = await this.db.sql.transaction(async (sql) => {
+      const [row] = await sql.query<{ id: string }>(
+        "SELECT id FROM memories WHERE id = $1::uuid AND user_id = $2::uuid FOR UPDATE",
+        [id, principal.userId],
+      );
+      if (!row) return 0;
+      await updateColumns(sql, id, changes);
+      if (content !== undefined) await rewriteTerms(sql, [{ id, userId: principal.userId, content }]);
+      if (reindex) await sql.query("INSERT INTO index_tasks (memory_id, user_id) VALUES ($1, $2)", [id, principal.userId]);
+      return 1;
+    });
     if (count === 0) throw notFound("Memory");
     this.totals.changed(principal.userId);
     if (reindex) await this.indexer.flush([id]);
@@ -165,11 +236,20 @@ export class MemoryService {
 
   private async checkThread(principal: Principal, threadId: string | null | undefined): Promise<void> {
     if (threadId == null) return;
-    const thread = await this.db.prisma.thread.findFirst({
-      where: { id: threadId, userId: principal.userId },
+    if (!(await this.ownThreads(principal, [threadId])).has(threadId)) {
+      throw invalid("threadId", "does not name one of your threads");
+    }
+  }
+
+  /** Which of these thread ids name threads of the user. */
+  private async ownThreads(principal: Principal, ids: readonly (string | null)[]): Promise<Set<string>> {
+    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+    if (wanted.length === 0) return new Set();
+    const threads = await this.db.prisma.thread.findMany({
+      where: { id: { in: wanted }, userId: principal.userId },
       select: { id: true },
     });
-    if (!thread) throw invalid("threadId", "does not name one of your threads");
+    return new Set(threads.map((thread) => thread.id));
   }
 }
 
@@ -178,19 +258,4 @@ export function selecting(query: MemoryQuery, field?: keyof Prisma.MemorySelect)
   if (query.include) return query; // include mode reads every column anyway
   const select = query.select ?? memoryColumns;
   return { select: field ? { ...select, [field]: true } : select };
-}
-
-type Columns = Omit<Partial<MemoryValues>, "data" | "metadata"> & {
-  data?: Prisma.NullableJsonNullValueInput | Prisma.InputJsonObject;
-  metadata?: Prisma.InputJsonObject;
-};
-
-/** Prisma's JSON input types differ from our JSON types in name only, except that SQL NULL is spelt DbNull. */
-function dbValues(values: Partial<MemoryValues>): Columns {
-  const { data, metadata, ...rest } = values;
-  return {
-    ...rest,
-    ...(data !== undefined ? { data: data === null ? Prisma.DbNull : (data as Prisma.InputJsonObject) } : {}),
-    ...(metadata !== undefined ? { metadata: metadata as Prisma.InputJsonObject } : {}),
-  };
 }

@@ -1,5 +1,6 @@
-import type { Database } from "../db/database.ts";
+import type { Database, Sql } from "../db/database.ts";
 import type { Memory } from "../generated/prisma/client.ts";
+import { insertTermsSql, LEXICAL_VERSION, termParams, termRows } from "./lexical.ts";
 import type { MemoryValues } from "./memory-input.ts";
 
 /** A memory about to be inserted. */
@@ -18,7 +19,8 @@ const RETURNED = `id, user_id AS "userId", content, data, type, tags, metadata, 
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /**
- * Inserts memories and queues their index work in one statement (so in one transaction), returning the rows.
+ * Inserts memories with their lexical terms, and queues their vector-index work, in one statement (so in
+ * one transaction), returning the rows.
  * Written in SQL rather than through Prisma because it is the hottest write: Prisma's transaction, insert and
  * read-back cost three times as much on the embedded database.
  */
@@ -48,16 +50,50 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
          JOIN unnest($2::bytea[]) WITH ORDINALITY AS e(embedding, n) USING (n)),
      m AS (
        INSERT INTO memories (id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
-                             legacy_user_id, embedding, embedder, created_at, updated_at)
+                             legacy_user_id, embedding, embedder, lexical_version, created_at, updated_at)
        SELECT id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
-              legacy_user_id, embedding, embedder, now(), now()
+              legacy_user_id, embedding, embedder, $7, now(), now()
          FROM x ORDER BY n
        RETURNING ${RETURNED}),
-     t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m)
+     t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m),
+     terms AS (${insertTermsSql(3)})
      SELECT * FROM m`,
-    [JSON.stringify(rows), memories.map((m) => m.embedding)],
+    [JSON.stringify(rows), memories.map((m) => m.embedding), ...termParams(termRows(memories)), LEXICAL_VERSION],
   );
   const byId = new Map(inserted.map((row) => [row.id, row]));
   // the embedding is left out of what callers get; Prisma's Memory type has it, so it is said to be null
   return memories.map((m) => ({ ...byId.get(m.id)!, embedding: null }));
+}
+
+/** What an update may change: the writable fields, and the columns made from the content. */
+export interface MemoryChanges extends Partial<MemoryValues> {
+  embedding?: Uint8Array | null;
+  embedder?: string | null;
+  lexicalVersion?: number;
+}
+
+const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?: boolean]> = {
+  content: ["content", "text"],
+  data: ["data", "jsonb", true],
+  type: ["type", "text"],
+  tags: ["tags", "text[]"],
+  metadata: ["metadata", "jsonb", true],
+  threadId: ["thread_id", "uuid"],
+  isArchived: ["is_archived", "boolean"],
+  embedding: ["embedding", "bytea"],
+  embedder: ["embedder", "text"],
+  lexicalVersion: ["lexical_version", "smallint"],
+};
+
+/** Sets the changed columns of one memory (and updated_at), inside the caller's transaction. */
+export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<void> {
+  const params: unknown[] = [id];
+  const sets = ["updated_at = now()"];
+  for (const [field, value] of Object.entries(changes) as [keyof MemoryChanges, unknown][]) {
+    if (value === undefined) continue;
+    const [column, type, json] = COLUMNS[field];
+    params.push(json && value !== null ? JSON.stringify(value) : value);
+    sets.push(`${column} = $${params.length}::${type}`);
+  }
+  await sql.query(`UPDATE memories SET ${sets.join(", ")} WHERE id = $1::uuid`, params);
 }

@@ -3,7 +3,7 @@ import type { Limits } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
-import type { VectorFilter } from "../vectors/vector-index.ts";
+import type { VectorFilter, VectorHit } from "../vectors/vector-index.ts";
 import type { Indexer } from "./indexer.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
 import { checkContentText, checkTags } from "./memory-input.ts";
@@ -60,6 +60,11 @@ export class SearchService {
     }
   }
 
+  /** The nearest points of the index to a query vector. */
+  nearest(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
+    return this.indexer.index.search(this.indexer.embedder.id, vector, filter, limit);
+  }
+
   checkQuery(query: string): string {
     return checkContentText(query, this.limits, "query").trim();
   }
@@ -75,7 +80,7 @@ export class SearchService {
     const page = checkPage(limit, 0, DEFAULT_SEARCH_LIMIT);
     const vectorFilter = this.vectorFilter(principal, filter);
     const vector = await this.embedQuery(text);
-    const hits = await this.indexer.index.search(this.indexer.embedder.id, vector, vectorFilter, page.limit + SLACK);
+    const hits = await this.nearest(vector, vectorFilter, page.limit + SLACK);
     const memories = await this.live(vectorFilter, hits.map((hit) => hit.id), memoryQuery);
     return hits
       .filter((hit) => memories.has(hit.id))

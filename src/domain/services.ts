@@ -9,7 +9,9 @@ import { Indexer } from "./indexer.ts";
 import { ApiKeyService } from "./api-keys.ts";
 import { ListTotals } from "./list-totals.ts";
 import { MemoryService } from "./memories.ts";
+import { RecallService } from "./recall.ts";
 import { SearchService } from "./search.ts";
+import { ThreadService } from "./threads.ts";
 import { UserService } from "./users.ts";
 
 /** The business rules, free of any transport; GraphQL resolvers (and through them REST) call these. */
@@ -19,6 +21,8 @@ export interface Services {
   apiKeys: ApiKeyService;
   memories: MemoryService;
   search: SearchService;
+  recall: RecallService;
+  threads: ThreadService;
   indexer: Indexer;
 }
 
@@ -44,12 +48,16 @@ export async function openServices(
 }
 
 export function createServices(db: Database, config: Config, indexer: Indexer): Services {
+  const totals = new ListTotals(db.singleWriter);
+  const search = new SearchService(db, indexer, config.limits);
   return {
     db,
     indexer,
     users: new UserService(db),
     apiKeys: new ApiKeyService(db),
-    memories: new MemoryService(db, config.limits, new ListTotals(db.singleWriter), indexer),
-    search: new SearchService(db, indexer, config.limits),
+    memories: new MemoryService(db, config.limits, totals, indexer),
+    threads: new ThreadService(db, config.limits, totals, indexer),
+    search,
+    recall: new RecallService(db, search),
   };
 }

@@ -25,6 +25,7 @@ export const MemoryRef = builder.prismaObject("Memory", {
     tags: t.exposeStringList("tags"),
     metadata: t.expose("metadata", { type: "JSONObject" }),
     threadId: t.exposeID("threadId", { nullable: true }),
+    thread: t.relation("thread", { nullable: true }),
     isArchived: t.exposeBoolean("isArchived"),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
@@ -60,7 +61,7 @@ const memoryFields = (t: InputFieldBuilder<SchemaTypes, "InputObject">) => ({
   isArchived: t.boolean(),
 });
 
-const CreateMemoryInput = builder.inputType("CreateMemoryInput", { fields: memoryFields });
+export const CreateMemoryInput = builder.inputType("CreateMemoryInput", { fields: memoryFields });
 const UpdateMemoryInput = builder.inputType("UpdateMemoryInput", {
   description: "A partial update: fields not given are kept; null clears a field.",
   fields: memoryFields,

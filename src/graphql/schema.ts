@@ -4,7 +4,10 @@ import "./scalars.ts";
 import "./user.ts";
 import "./api-key.ts";
 import "./memory.ts";
+import "./batch.ts";
 import "./search.ts";
+import "./recall.ts";
+import "./thread.ts";
 
 let schema: GraphQLSchema | undefined;
 

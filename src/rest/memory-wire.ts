@@ -57,22 +57,23 @@ const writable: Record<string, string> = {
 // fields of a memory as the API returns it: a client may send a fetched memory back with PUT
 const readOnly = new Set(["id", "ok", "created_at", "updated_at"]);
 
-/** A REST memory body as the GraphQL memory input; `content` may be text or a structured record. */
-export function memoryInputOf(body: unknown, field = "body"): Record<string, unknown> {
-  if (!isPlainObject(body)) throw invalid(field, "must be a JSON object");
+/**
+ * A REST memory body as the GraphQL memory input; `content` may be text or a structured record. `whole` names
+ * the value in errors about it as a whole ("body", or "item" in a batch).
+ */
+export function memoryInputOf(body: unknown, whole = "body"): Record<string, unknown> {
+  if (!isPlainObject(body)) throw invalid(whole, "must be a JSON object");
   const input: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (key === "content") {
       if (isPlainObject(value)) input.data = value;
       else if (typeof value === "string" || value === null) input.content = value;
-      else throw invalid(prefixed(field, "content"), "must be a string or a JSON object");
+      else throw invalid("content", "must be a string or a JSON object");
     } else if (Object.hasOwn(writable, key)) {
       input[writable[key]!] = value;
     } else if (!readOnly.has(key)) {
-      throw invalid(prefixed(field, key), "is not a field of a memory");
+      throw invalid(key, "is not a field of a memory");
     }
   }
   return input;
 }
-
-const prefixed = (field: string, key: string) => (field === "body" ? key : `${field}.${key}`);

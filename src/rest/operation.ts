@@ -2,6 +2,7 @@ import {
   coerceInputValue,
   execute,
   getNamedType,
+  isEnumType,
   isInputObjectType,
   isListType,
   isNonNullType,
@@ -59,16 +60,26 @@ export class Operation<TData> {
         if (isNonNullType(type) && !definition.defaultValue) throw invalid(name, "is required");
         continue;
       }
-      const fail = (path: readonly (string | number)[]): never => {
-        // `input` and `filter` carry the body and the query filters: their fields are what callers know
-        const fieldPath = name === "input" || name === "filter" ? path : [name, ...path];
-        throw invalid(formatPath(fieldPath), `must be ${describe(typeAt(type, path))}`);
-      };
-      requireArraysForLists(value, type, [], fail);
-      coerced[name] = coerceInputValue(value, type, fail);
+      // `input` and `filter` carry the body and the query filters: their fields are what callers know
+      coerced[name] = coerceValue(value, type, name === "input" || name === "filter" ? [] : [name]);
     }
     return coerced;
   }
+}
+
+/**
+ * A JSON value as the GraphQL input type takes it (a REST body, or one item of it); a mismatch is a
+ * VALIDATION_ERROR naming the field, after `prefix`.
+ */
+export function coerceValue(value: unknown, type: GraphQLInputType, prefix: readonly (string | number)[] = []): unknown {
+  const fail = (path: readonly (string | number)[], _value?: unknown, error?: GraphQLError): never => {
+    // graphql-js reports a missing required field at the object that lacks it
+    const missing = error && /^Field "(\w+)" of required type .* was not provided/.exec(error.message);
+    if (missing) throw invalid(formatPath([...prefix, ...path, missing[1]!]), "is required");
+    throw invalid(formatPath([...prefix, ...path]), `must be ${describe(typeAt(type, path))}`);
+  };
+  requireArraysForLists(value, type, [], fail);
+  return coerceInputValue(value, type, fail);
 }
 
 /**
@@ -122,6 +133,7 @@ function describe(type: GraphQLInputType): string {
   const inner = isNonNullType(type) ? type.ofType : type;
   if (isListType(inner)) return `a list of ${describe(inner.ofType).replace(/^an? /, "")}s`;
   const named = getNamedType(inner);
+  if (isEnumType(named)) return `one of ${named.getValues().map((value) => value.name).join(", ")}`;
   return isInputObjectType(named) ? "an object" : (scalarNames[named.name] ?? `a ${named.name}`);
 }
 

@@ -1,13 +1,19 @@
 import { Router } from "../router.ts";
+import { addBatchRoutes } from "./batch.ts";
 import { addMemoryRoutes } from "./memory.ts";
 import { addMemoryRecordRoutes } from "./memory-record.ts";
+import { addRecallRoutes } from "./recall.ts";
 import { addSearchRoutes } from "./search.ts";
+import { addThreadRoutes } from "./threads.ts";
 
 /** Every REST route the service answers. */
 export function createRouter(): Router {
   const router = new Router();
   addMemoryRoutes(router);
   addSearchRoutes(router);
+  addBatchRoutes(router);
+  addRecallRoutes(router);
+  addThreadRoutes(router);
   addMemoryRecordRoutes(router);
   return router;
 }

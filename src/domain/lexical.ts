@@ -1,0 +1,190 @@
+import type { Database, Sql } from "../db/database.ts";
+import type { Logger } from "../logger.ts";
+import { tokenize } from "../text/tokenize.ts";
+
+/** Bump when `tokenize` changes: memories whose terms an older version made get theirs made again. */
+export const LEXICAL_VERSION = 1;
+
+// BM25 with k1 = 0.9 and b = 0 (no length normalisation: the vector side already favours focused memories),
+// tuned on the LoCoMo development split together with the fusion in recall.ts
+const K1 = 0.9;
+const MAX_TF = 32_767; // smallint
+const BACKFILL_BATCH = 500;
+
+export interface TextOf {
+  id: string;
+  userId: string;
+  content: string;
+}
+
+/** memory_terms rows as four parallel arrays, the shape `unnest` takes. */
+export interface TermRows {
+  memoryIds: string[];
+  userIds: string[];
+  terms: string[];
+  tfs: number[];
+}
+
+export function termRows(memories: readonly TextOf[]): TermRows {
+  const rows: TermRows = { memoryIds: [], userIds: [], terms: [], tfs: [] };
+  for (const memory of memories) {
+    const counts = new Map<string, number>();
+    for (const term of tokenize(memory.content)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, tf] of counts) {
+      rows.memoryIds.push(memory.id);
+      rows.userIds.push(memory.userId);
+      rows.terms.push(term);
+      rows.tfs.push(Math.min(tf, MAX_TF));
+    }
+  }
+  return rows;
+}
+
+export const termParams = (rows: TermRows): unknown[] => [rows.memoryIds, rows.userIds, rows.terms, rows.tfs];
+
+/** Inserts term rows passed as parameters $first..$first+3 (see termParams). */
+export const insertTermsSql = (first: number) =>
+  `INSERT INTO memory_terms (memory_id, user_id, term, tf)
+   SELECT * FROM unnest($${first}::uuid[], $${first + 1}::uuid[], $${first + 2}::text[], $${first + 3}::smallint[])`;
+
+/** Replaces the terms of memories whose content changed (inside the caller's transaction). */
+export async function rewriteTerms(sql: Sql, memories: readonly TextOf[]): Promise<void> {
+  const ids = memories.map((m) => m.id);
+  await sql.query("DELETE FROM memory_terms WHERE memory_id = ANY($1::uuid[])", [ids]);
+  await sql.query(insertTermsSql(1), termParams(termRows(memories)));
+  await sql.query("UPDATE memories SET lexical_version = $2 WHERE id = ANY($1::uuid[])", [ids, LEXICAL_VERSION]);
+}
+
+export interface LexicalHit {
+  id: string;
+  score: number;
+  /** 1 for the best; memories with equal scores share the average of their positions */
+  rank: number;
+}
+
+// Pseudo-relevance feedback: the FEEDBACK_TERMS most telling terms (tf·idf) of the FEEDBACK_DOCS best memories
+// join the query at FEEDBACK_WEIGHT. Thread context: the memory after a matching one in its thread gets
+// CONTEXT_WEIGHT of its score (in a conversation the answer follows the turn that matches the question), for
+// the CONTEXT_FROM best memories. Both general, and tuned on the LoCoMo development split with the fusion.
+const FEEDBACK_DOCS = 5;
+const FEEDBACK_TERMS = 10;
+const FEEDBACK_WEIGHT = 0.3;
+const CONTEXT_WEIGHT = 0.5;
+const CONTEXT_FROM = 200;
+const SCORED = 1_000;
+
+type Scores = Map<string, number>;
+
+const IDF = "ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))";
+// MATERIALIZED: inlined, PostgreSQL would count the user's memories again for every posting it joins
+const STATS = `n AS MATERIALIZED (SELECT count(*)::float8 AS n FROM memories WHERE user_id = $1::uuid),
+  df AS MATERIALIZED (SELECT t.term, count(*)::float8 AS df FROM memory_terms t JOIN q USING (term)
+                       WHERE t.user_id = $1::uuid GROUP BY t.term)`;
+
+/**
+ * BM25 of the user's live memories (of one thread, when given) for weighted terms: Σ weight·idf(t)·tf·(k1 + 1)/
+ * (tf + k1), idf(t) = ln(1 + (N − df + 0.5)/(df + 0.5)), N and df counted over all of the user's memories.
+ */
+async function bm25(db: Database, userId: string, weights: Scores, threadId?: string): Promise<Scores> {
+  if (weights.size === 0) return new Map();
+  const params: unknown[] = [userId, [...weights.keys()], [...weights.values()], K1, SCORED];
+  const thread = threadId === undefined ? "" : `AND m.thread_id = $${params.push(threadId)}::uuid`;
+  const rows = await db.sql.query<{ id: string; score: number }>(
+    `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight)), ${STATS},
+          scored AS (
+            SELECT t.memory_id, sum(q.weight * ${IDF} * t.tf * ($4::float8 + 1) / (t.tf + $4::float8)) AS score
+              FROM memory_terms t JOIN q USING (term) JOIN df USING (term) CROSS JOIN n
+             WHERE t.user_id = $1::uuid
+             GROUP BY t.memory_id)
+     SELECT s.memory_id AS id, s.score FROM scored s JOIN memories m ON m.id = s.memory_id
+      WHERE NOT m.is_archived ${thread}
+      ORDER BY s.score DESC LIMIT $5`,
+    params,
+  );
+  return new Map(rows.map((row) => [row.id, Number(row.score)]));
+}
+
+/** The most telling terms (Σ tf·idf) of some memories, leaving out `known`. */
+async function feedbackTerms(db: Database, userId: string, ids: string[], known: string[]): Promise<string[]> {
+  const rows = await db.sql.query<{ term: string }>(
+    `WITH q AS (SELECT DISTINCT term FROM memory_terms WHERE memory_id = ANY($2::uuid[]) AND NOT term = ANY($3::text[])),
+          ${STATS}
+     SELECT t.term FROM memory_terms t JOIN df USING (term) CROSS JOIN n
+      WHERE t.memory_id = ANY($2::uuid[]) AND t.user_id = $1::uuid
+      GROUP BY t.term ORDER BY sum(t.tf * ${IDF}) DESC, t.term LIMIT $4`,
+    [userId, ids, known, FEEDBACK_TERMS],
+  );
+  return rows.map((row) => row.term);
+}
+
+/** Gives the next live memory of the same thread a share of each of these memories' scores. */
+async function withThreadContext(db: Database, scores: Scores): Promise<Scores> {
+  const from = top(scores, CONTEXT_FROM);
+  if (from.length === 0) return scores;
+  const pairs = await db.sql.query<{ from_id: string; to_id: string }>(
+    `SELECT m.id AS from_id, nxt.id AS to_id FROM memories m
+       CROSS JOIN LATERAL (SELECT n.id FROM memories n
+                            WHERE n.thread_id = m.thread_id AND n.id > m.id AND NOT n.is_archived
+                            ORDER BY n.id LIMIT 1) nxt
+      WHERE m.id = ANY($1::uuid[]) AND m.thread_id IS NOT NULL`,
+    [from],
+  );
+  const result = new Map(scores);
+  for (const { from_id, to_id } of pairs) result.set(to_id, (result.get(to_id) ?? 0) + CONTEXT_WEIGHT * scores.get(from_id)!);
+  return result;
+}
+
+const top = (scores: Scores, n: number) =>
+  [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, n).map(([id]) => id);
+
+/** Ranks by score; equal scores share the average of their positions, so no arbitrary order decides. */
+export function averageRanks(scores: Scores, limit: number): LexicalHit[] {
+  const sorted = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const hits: LexicalHit[] = [];
+  for (let i = 0; i < sorted.length && i < limit; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1]![1] === sorted[i]![1]) j++;
+    const rank = (i + 1 + (j + 1)) / 2;
+    for (let k = i; k <= j && k < limit; k++) hits.push({ id: sorted[k]![0], score: sorted[k]![1], rank });
+    i = j + 1;
+  }
+  return hits;
+}
+
+/**
+ * Lexical search for recall: BM25, widened by pseudo-relevance feedback, with thread context; the best
+ * `limit` of the user's live memories (of one thread, when given).
+ */
+export async function searchLexical(
+  db: Database,
+  userId: string,
+  query: string,
+  limit: number,
+  threadId?: string,
+): Promise<LexicalHit[]> {
+  const terms = [...new Set(tokenize(query))];
+  const first = await bm25(db, userId, new Map(terms.map((term) => [term, 1])), threadId);
+  if (first.size === 0) return [];
+  const feedback = await feedbackTerms(db, userId, top(first, FEEDBACK_DOCS), terms);
+  const expanded = await bm25(db, userId, new Map(feedback.map((term) => [term, FEEDBACK_WEIGHT])), threadId);
+  const scores = new Map(first);
+  for (const [id, score] of expanded) scores.set(id, (scores.get(id) ?? 0) + score);
+  return averageRanks(await withThreadContext(db, scores), limit);
+}
+
+/** Makes the terms of memories that have none from the current tokenizer (older data, a new tokenizer). */
+export async function backfillTerms(db: Database, logger: Logger): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const memories = await db.sql.query<TextOf>(
+      `SELECT id, user_id AS "userId", content FROM memories
+        WHERE lexical_version IS DISTINCT FROM $1 ORDER BY id LIMIT $2`,
+      [LEXICAL_VERSION, BACKFILL_BATCH],
+    );
+    if (memories.length === 0) break;
+    await db.sql.transaction((sql) => rewriteTerms(sql, memories));
+    total += memories.length;
+  }
+  if (total > 0) logger.info({ memories: total }, "built the lexical index of memories that had none");
+  return total;
+}

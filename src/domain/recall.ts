@@ -1,0 +1,162 @@
+import type { Principal } from "../auth/principal.ts";
+import type { Database } from "../db/database.ts";
+import { invalid } from "../errors.ts";
+import { tokenize } from "../text/tokenize.ts";
+import { isUuid } from "./ids.ts";
+import { searchLexical } from "./lexical.ts";
+import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
+import { checkPage } from "./paging.ts";
+import type { SearchService } from "./search.ts";
+
+/** Which way recall answered: documented in the README ("Recall"). */
+export type RecallPath = "profile" | "thread" | "semantic" | "hybrid";
+
+export interface RecalledMemory {
+  memory: Memory;
+  /** 0 to 1: 1 for a memory first in every list that ran. */
+  relevance: number;
+}
+
+export interface RecallOutcome {
+  results: RecalledMemory[];
+  queryType: RecallPath;
+}
+
+export const DEFAULT_RECALL_LIMIT = 10;
+
+// Reciprocal rank fusion: score = Σ weight / (K + rank). Tuned on the LoCoMo development split (general
+// settings only): a small K trusts the head of each list, and the hashed embedder, which mostly restates the
+// lexical evidence, gets a lighter weight than BM25. Each list is read to LIST_DEPTH.
+const K = 10;
+const LEXICAL_WEIGHT = 1;
+const VECTOR_WEIGHT = 0.3;
+const LIST_DEPTH = 100;
+
+/** Questions about the user themself: answered from their preferences, without a vector search. */
+const PROFILE_QUESTIONS = [
+  /\bwhat\b.*\b(do|did|would)\s+i\s+(like|love|enjoy|prefer|want|hate|dislike)\b/,
+  /\bmy\s+(preferences|likes|dislikes|interests|favou?rites|tastes|hobbies)\b/,
+  /\b(know|remember|tell\s+me|said)\s+about\s+(me|myself)\b/,
+  /\babout\s+me\b/,
+  /\bwho\s+am\s+i\b/,
+];
+
+/** Words of a profile question that say "about me" rather than what about (topic words remain). */
+const PROFILE_WORDS = new Set(
+  tokenize("like love enjoy prefer preferences want hate dislike likes dislikes interests favourite favorite favourites " +
+    "favorites tastes taste hobbies hobby know remember tell said thing things about"),
+);
+
+export function isProfileQuestion(query: string): boolean {
+  const text = query.toLowerCase().replace(/[’']/g, "'");
+  return PROFILE_QUESTIONS.some((pattern) => pattern.test(text));
+}
+
+interface Ranked {
+  id: string;
+  rank: number;
+}
+
+/** Fuses ranked lists; relevance is the fused score over the best score the lists that ran allow. */
+export function fuse(lists: { weight: number; hits: Ranked[] }[]): { id: string; relevance: number }[] {
+  const ran = lists.filter((list) => list.hits.length > 0);
+  const best = ran.reduce((sum, list) => sum + list.weight / (K + 1), 0);
+  const scores = new Map<string, number>();
+  for (const { weight, hits } of ran) {
+    for (const hit of hits.slice(0, LIST_DEPTH)) scores.set(hit.id, (scores.get(hit.id) ?? 0) + weight / (K + hit.rank));
+  }
+  return [...scores]
+    .map(([id, score]) => ({ id, relevance: best > 0 ? score / best : 0 }))
+    .sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * Conversational, profile-aware lookup: a profile question is answered from preference memories; anything
+ * else by BM25 over the memories' terms and by vector search, fused by reciprocal rank fusion, within a
+ * thread when one is given.
+ */
+export class RecallService {
+  constructor(
+    private readonly db: Database,
+    private readonly search: SearchService,
+  ) {}
+
+  async recall(
+    principal: Principal,
+    query: string,
+    limit: number | null | undefined,
+    threadId: string | null | undefined,
+    memoryQuery: MemoryQuery = {},
+  ): Promise<RecallOutcome> {
+    const text = this.search.checkQuery(query);
+    const page = checkPage(limit, 0, DEFAULT_RECALL_LIMIT);
+    if (threadId != null && !isUuid(threadId)) throw invalid("threadId", "must be a thread id");
+    const thread = threadId ?? undefined;
+
+    if (isProfileQuestion(text)) {
+      const profile = await this.profile(principal, text, page.limit, thread, memoryQuery);
+      if (profile.length) return { results: profile, queryType: "profile" };
+    }
+    const { hits, lexical } = await this.hybrid(principal, text, thread);
+    const results = await this.load(principal, hits, page.limit, thread, memoryQuery);
+    const queryType: RecallPath = thread ? "thread" : lexical ? "hybrid" : "semantic";
+    return { results, queryType };
+  }
+
+  private async hybrid(principal: Principal, text: string, threadId: string | undefined) {
+    const filter = this.search.vectorFilter(principal, {}, threadId);
+    const [lexical, vector] = await Promise.all([
+      searchLexical(this.db, principal.userId, text, LIST_DEPTH, threadId),
+      this.search.embedQuery(text).then((embedding) => this.search.nearest(embedding, filter, LIST_DEPTH)),
+    ]);
+    const hits = fuse([
+      { weight: LEXICAL_WEIGHT, hits: lexical },
+      { weight: VECTOR_WEIGHT, hits: vector.map((hit, i) => ({ id: hit.id, rank: i + 1 })) },
+    ]);
+    return { hits, lexical: lexical.length > 0 };
+  }
+
+  /**
+   * The user's preferences: ranked against the question's topic when it has one ("what food do I like?"),
+   * else newest first, all fully relevant.
+   */
+  private async profile(
+    principal: Principal,
+    text: string,
+    limit: number,
+    threadId: string | undefined,
+    memoryQuery: MemoryQuery,
+  ): Promise<RecalledMemory[]> {
+    const topic = tokenize(text).filter((term) => !PROFILE_WORDS.has(term));
+    const preferences = await this.db.prisma.memory.findMany({
+      ...selecting(memoryQuery, "id"),
+      where: { userId: principal.userId, type: "preference", isArchived: false },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: topic.length ? undefined : limit,
+    });
+    if (topic.length === 0 || preferences.length === 0) return preferences.map((memory) => ({ memory, relevance: 1 }));
+    const { hits } = await this.hybrid(principal, topic.join(" "), threadId);
+    const ranked = hits.filter((hit) => preferences.some((p) => p.id === hit.id));
+    const byId = new Map(preferences.map((p) => [p.id, p]));
+    const relevant = ranked.map((hit) => ({ memory: byId.get(hit.id)!, relevance: hit.relevance }));
+    // preferences the topic does not touch still answer the question, after the ones it does
+    const rest = preferences.filter((p) => !ranked.some((hit) => hit.id === p.id)).map((memory) => ({ memory, relevance: 0 }));
+    return [...relevant, ...rest].slice(0, limit);
+  }
+
+  private async load(
+    principal: Principal,
+    hits: { id: string; relevance: number }[],
+    limit: number,
+    threadId: string | undefined,
+    memoryQuery: MemoryQuery,
+  ): Promise<RecalledMemory[]> {
+    const filter = this.search.vectorFilter(principal, {}, threadId);
+    const wanted = hits.slice(0, limit + 10);
+    const live = await this.search.live(filter, wanted.map((hit) => hit.id), memoryQuery);
+    return wanted
+      .filter((hit) => live.has(hit.id))
+      .slice(0, limit)
+      .map((hit) => ({ memory: live.get(hit.id)!, relevance: hit.relevance }));
+  }
+}

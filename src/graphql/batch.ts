@@ -1,0 +1,45 @@
+import type { BatchItemOutcome, BatchOutcome, ItemError } from "../domain/memories.ts";
+import { builder } from "./builder.ts";
+import { CreateMemoryInput, MemoryRef } from "./memory.ts";
+
+const BatchItemError = builder.objectRef<ItemError>("BatchItemError").implement({
+  fields: (t) => ({
+    code: t.exposeString("code"),
+    message: t.exposeString("message"),
+    field: t.exposeString("field", { nullable: true, description: "The input field at fault, when there is one." }),
+  }),
+});
+
+const BatchItemResult = builder.objectRef<BatchItemOutcome>("BatchItemResult").implement({
+  fields: (t) => ({
+    success: t.exposeBoolean("success"),
+    id: t.id({ nullable: true, resolve: (item) => item.memory?.id ?? null }),
+    memory: t.field({ type: MemoryRef, nullable: true, resolve: (item) => item.memory ?? null }),
+    error: t.field({ type: BatchItemError, nullable: true, resolve: (item) => item.error ?? null }),
+  }),
+});
+
+const BatchSummary = builder.objectRef<BatchOutcome>("BatchSummary").implement({
+  fields: (t) => ({
+    total: t.int({ description: "Items submitted.", resolve: (batch) => batch.results.length }),
+    successful: t.exposeInt("successful", { description: "Items stored." }),
+    failed: t.exposeInt("failed"),
+  }),
+});
+
+const BatchResult = builder.objectRef<BatchOutcome>("BatchResult").implement({
+  fields: (t) => ({
+    summary: t.field({ type: BatchSummary, resolve: (batch) => batch }),
+    results: t.field({ type: [BatchItemResult], description: "One per item, in input order.", resolve: (batch) => batch.results }),
+  }),
+});
+
+builder.mutationField("batchCreateMemories", (t) =>
+  t.field({
+    type: BatchResult,
+    description:
+      "Creates 1 to 100 memories. Each item is checked on its own: valid items are stored even when others are not.",
+    args: { items: t.arg({ type: [CreateMemoryInput], required: true }) },
+    resolve: (_root, { items }, { principal, services }) => services.memories.batchCreate(principal, items),
+  }),
+);

@@ -1,0 +1,77 @@
+import { isInputType, type GraphQLInputType } from "graphql";
+import { AppError, asAppError, invalid } from "../../errors.ts";
+import { isPlainObject } from "../../domain/json.ts";
+import { MAX_BATCH_ITEMS } from "../../domain/memories.ts";
+import { restFieldMessage } from "../field-names.ts";
+import { MEMORY_FRAGMENT, memoryInputOf, type MemoryView } from "../memory-wire.ts";
+import { coerceValue, Operation } from "../operation.ts";
+import type { RestHandler, Router } from "../router.ts";
+
+interface ItemResult {
+  success: boolean;
+  memory: MemoryView | null;
+  error: { code: string; message: string; field: string | null } | null;
+}
+
+const batchCreate = new Operation<{
+  batchCreateMemories: { results: ItemResult[] };
+}>(/* GraphQL */ `
+  mutation RestBatchCreate($items: [CreateMemoryInput!]!) {
+    batchCreateMemories(items: $items) {
+      results { success memory { ...RestMemory } error { code message field } }
+    }
+  }
+  ${MEMORY_FRAGMENT}
+`);
+
+type RestItemResult = { success: true; id: string } | { success: false; error: { code: string; message: string } };
+
+const failure = (error: AppError): RestItemResult => ({
+  success: false,
+  error: { code: error.code, message: restFieldMessage(error.field, error.message) },
+});
+
+/** The items of a batch body: a bare array, or {"memories": [...]}. */
+function itemsOf(body: unknown): unknown[] {
+  if (Array.isArray(body)) return body;
+  if (isPlainObject(body) && Object.keys(body).length === 1 && Array.isArray(body.memories)) return body.memories;
+  throw invalid("body", 'must be an array of memories, or an object {"memories": [...]}');
+}
+
+/** POST /api/v1/memory/batch: each item is checked on its own, so one malformed item fails alone. */
+export const batch: RestHandler = async ({ query, body, schema, context }) => {
+  query.only([]);
+  const items = itemsOf(await body());
+  if (items.length < 1 || items.length > MAX_BATCH_ITEMS) {
+    throw invalid("memories", `must hold 1 to ${MAX_BATCH_ITEMS} items (it holds ${items.length})`);
+  }
+  const itemType = schema.getType("CreateMemoryInput");
+  if (!itemType || !isInputType(itemType)) throw new Error("CreateMemoryInput is not in the schema");
+  const results: RestItemResult[] = new Array(items.length);
+  const wellFormed: { index: number; input: unknown }[] = [];
+  items.forEach((item, index) => {
+    try {
+      wellFormed.push({ index, input: coerceValue(memoryInputOf(item, "item"), itemType as GraphQLInputType) });
+    } catch (error) {
+      results[index] = failure(asAppError(error));
+    }
+  });
+  if (wellFormed.length) {
+    const { batchCreateMemories: done } = await batchCreate.run(schema, context, { items: wellFormed.map((w) => w.input) });
+    done.results.forEach((result, k) => {
+      const { index } = wellFormed[k]!;
+      results[index] = result.success
+        ? { success: true, id: result.memory!.id }
+        : { success: false, error: { code: result.error!.code, message: restFieldMessage(result.error!.field, result.error!.message) } };
+    });
+  }
+  const successful = results.filter((result) => result.success).length;
+  return {
+    status: 200,
+    body: { summary: { total: items.length, successful, failed: items.length - successful }, results },
+  };
+};
+
+export function addBatchRoutes(router: Router): void {
+  router.add("POST", "/api/v1/memory/batch", batch);
+}

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
+import type { Embedder } from "../../src/embeddings/embedder.ts";
+import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+
+interface Hit {
+  id: string;
+  content: string;
+  relevance: number;
+}
+
+const embedCalls = { count: 0 };
+function countingEmbedder(): Embedder {
+  const inner = new BuiltinEmbedder();
+  return {
+    id: inner.id,
+    dimensions: inner.dimensions,
+    embed(texts) {
+      embedCalls.count++;
+      return inner.embed(texts);
+    },
+  };
+}
+
+describe.skipIf(databaseUnavailable())("recall", () => {
+  let server: TestServer;
+  let user: TestUser;
+
+  const recall = async (body: Record<string, unknown>, who = user) => {
+    const res = await who.api.post("/api/v1/memory/recall", body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.total).toBe(res.body.results.length);
+    return res.body as { results: Hit[]; total: number; query_type: string };
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { embedder: countingEmbedder() });
+    user = await server.newUser();
+    await user.api.post("/api/v1/memory/batch", [
+      { content: "Loves spicy Sichuan food", type: "preference" },
+      { content: "Prefers window seats on trains", type: "preference" },
+      { content: "Enjoys jazz, especially Coltrane", type: "preference" },
+      { content: "Went to the dentist on Friday", type: "journal" },
+      { content: "The car insurance renews in May", type: "task" },
+    ]);
+  });
+  afterAll(() => server?.close());
+
+  describe("the profile path", () => {
+    it.each(["What do I like?", "what are my preferences", "What should you know about me?", "tell me about myself"])(
+      "answers %j from preference memories, without a vector search",
+      async (query) => {
+        const before = embedCalls.count;
+        const found = await recall({ query });
+        expect(found.query_type).toBe("profile");
+        expect(found.results.map((r) => r.content).sort()).toEqual([
+          "Enjoys jazz, especially Coltrane",
+          "Loves spicy Sichuan food",
+          "Prefers window seats on trains",
+        ]);
+        expect(found.results.every((r) => r.relevance === 1)).toBe(true);
+        expect(embedCalls.count).toBe(before);
+      },
+    );
+
+    it("puts first the preferences about the topic a profile question names", async () => {
+      const found = await recall({ query: "what food do I like?" });
+      expect(found.query_type).toBe("profile");
+      expect(found.results[0]?.content).toBe("Loves spicy Sichuan food");
+    });
+
+    it("is not taken for questions about someone else", async () => {
+      expect((await recall({ query: "what does my brother like?" })).query_type).not.toBe("profile");
+    });
+  });
+
+  describe("the thread path", () => {
+    it("finds a word only a memory of the thread contains, and nothing outside the thread", async () => {
+      const who = await server.newUser();
+      const thread = (await who.api.post("/api/v1/threads", { title: "Boat project" })).body;
+      const other = (await who.api.post("/api/v1/threads", { title: "Other" })).body;
+      const inside = (await who.api.post("/api/v1/memory", { content: "varnish the tiller twice", thread_id: thread.id })).body;
+      await who.api.post("/api/v1/memory", { content: "buy new rope for the boat", thread_id: thread.id });
+      await who.api.post("/api/v1/memory", { content: "varnish the garden bench", thread_id: other.id });
+      await who.api.post("/api/v1/memory", { content: "varnish sample colours from the shop" });
+      const found = await recall({ query: "which varnish job?", thread_id: thread.id }, who);
+      expect(found.query_type).toBe("thread");
+      expect(found.results[0]?.id).toBe(inside.id);
+      const outside = found.results.filter((r) => r.content.includes("bench") || r.content.includes("shop"));
+      expect(outside).toEqual([]);
+    });
+  });
+
+  describe("the hybrid path", () => {
+    it("beats plain search where a rare keyword matters", async () => {
+      const who = await server.newUser();
+      const common = (n: number) =>
+        `the team meeting about the project deadline moved to Monday afternoon, note ${n}`;
+      await who.api.post("/api/v1/memory/batch", Array.from({ length: 25 }, (_, i) => ({ content: common(i) })));
+      const target = (await who.api.post("/api/v1/memory", { content: "Kestrel sent the invoice for the project" })).body;
+      const query = "what did the team say about the Kestrel project deadline on Monday?";
+
+      const searched = (await who.api.get(`/api/v1/memory/search?query=${encodeURIComponent(query)}&limit=100`)).body.results;
+      const searchRank = searched.findIndex((r: { id: string }) => r.id === target.id);
+      const recalled = await recall({ query, limit: 100 }, who);
+      const recallRank = recalled.results.findIndex((r) => r.id === target.id);
+      expect(recalled.query_type).toBe("hybrid");
+      expect(recallRank).toBe(0);
+      expect(searchRank).toBeGreaterThan(recallRank);
+    });
+
+    it("returns relevance from 0 to 1, most relevant first", async () => {
+      const found = await recall({ query: "dentist on Friday", limit: 5 });
+      expect(found.results[0]?.content).toBe("Went to the dentist on Friday");
+      expect(found.results[0]?.relevance).toBe(1);
+      for (let i = 1; i < found.results.length; i++) {
+        expect(found.results[i]!.relevance).toBeGreaterThanOrEqual(0);
+        expect(found.results[i]!.relevance).toBeLessThanOrEqual(found.results[i - 1]!.relevance);
+      }
+    });
+
+    it("is semantic when no memory shares a word with the query", async () => {
+      const found = await recall({ query: "insuranse renewel" });
+      expect(found.query_type).toBe("semantic");
+      expect(found.results[0]?.content).toBe("The car insurance renews in May");
+    });
+
+    it("leaves archived memories out and never crosses users", async () => {
+      const who = await server.newUser();
+      const memory = (await who.api.post("/api/v1/memory", { content: "the locker code is 4471" })).body;
+      expect((await recall({ query: "locker code" }, who)).results[0]?.id).toBe(memory.id);
+      expect((await recall({ query: "locker code" })).results.map((r) => r.id)).not.toContain(memory.id);
+      await who.api.patch(`/api/v1/memories/${memory.id}`, { is_archived: true });
+      expect((await recall({ query: "locker code" }, who)).results).toEqual([]);
+    });
+  });
+
+  it("is the same over GET and over GraphQL", async () => {
+    const viaGet = await user.api.get("/api/v1/memory/recall?query=dentist&limit=2");
+    expect(viaGet.status).toBe(200);
+    expect(viaGet.body.results[0].content).toBe("Went to the dentist on Friday");
+    const gql = await user.api.graphql(`{ recall(query: "dentist", limit: 2) { total queryType results { content relevance memory { type } } } }`);
+    const { recall } = gql.body.data;
+    expect(recall).toMatchObject({ total: 2, queryType: "hybrid" });
+    expect(recall.results[0]).toEqual({ content: "Went to the dentist on Friday", relevance: 1, memory: { type: "journal" } });
+  });
+
+  it.each([
+    ["no query", {}, /^query is required/],
+    ["an empty query", { query: "" }, /^query must not be empty/],
+    ["a thread id that is not an id", { query: "x", thread_id: "abc" }, /^thread_id must be a thread id/],
+    ["a limit over 100", { query: "x", limit: 500 }, /^limit must be a whole number from 1 to 100/],
+    ["an unknown field", { query: "x", top_k: 3 }, /^top_k is not a field of a recall request/],
+  ])("refuses %s with 400", async (_name, body, message) => {
+    const res = await user.api.post("/api/v1/memory/recall", body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    expect(res.body.error.message).toMatch(message);
+  });
+});
