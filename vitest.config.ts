@@ -26,6 +26,7 @@ export default defineConfig({
           globalSetup: ["test/support/postgres-setup.ts"],
         },
       },
+      { extends: true, test: { name: "browser", include: ["test/browser/**/*.test.ts"], testTimeout: 60000 } },
     ],
   },
 });

@@ -11,6 +11,10 @@ import { createGraphQL } from "./graphql/yoga.ts";
 import type { Logger } from "./logger.ts";
 import { createRouter } from "./rest/routes/index.ts";
 import { createHttpServer, type HttpServer } from "./server.ts";
+import { Metrics } from "./http/metrics.ts";
+import { RateLimit } from "./http/rate-limit.ts";
+
+const IDEMPOTENCY_PURGE_MS = 60 * 60_000;
 
 export interface App {
   config: Config;
@@ -27,18 +31,22 @@ export interface App {
 /** Wires configuration, database, services and the HTTP server together. */
 export async function createApp(config: Config, logger: Logger, overrides: ServiceOverrides = {}): Promise<App> {
   const db = await openDatabase(config, logger);
-  const services = await openServices(db, config, logger, overrides).catch(async (error: unknown) => {
+  const metrics = new Metrics(config.metricsToken);
+  const services = await openServices(db, config, logger, overrides, metrics).catch(async (error: unknown) => {
     await db.close();
     throw error;
   });
   services.indexer.start();
+  const rateLimit = RateLimit.create(config, logger, () => metrics.rateLimited());
   const http = createHttpServer({
     config,
     logger,
     services,
     schema: getSchema(),
-    yoga: createGraphQL(logger),
+    yoga: createGraphQL(config, logger, (name, type, seconds) => metrics.observeOperation(name, type, seconds)),
     router: createRouter(),
+    rateLimit,
+    metrics,
   });
   // the embedded database admits one process: the operator's CLI reaches it through this server
   let control: ControlServer | undefined;
@@ -50,6 +58,9 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
     );
   }
   const maintenance = db.kind === "pglite" ? startMaintenance(db.sql, logger) : undefined;
+  const purge = setInterval(() => {
+    services.idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, "could not purge idempotency keys"));
+  }, IDEMPOTENCY_PURGE_MS).unref();
   return {
     config,
     logger,
@@ -66,6 +77,8 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
       }),
     async close() {
       await http.drain(config.shutdownTimeoutMs);
+      clearInterval(purge);
+      await rateLimit.close();
       await services.indexer.stop();
       await services.indexer.index.close();
       await maintenance?.stop();

@@ -13,6 +13,21 @@ const int = (min: number, max: number = Number.MAX_SAFE_INTEGER) =>
 const url = (protocols: string[]) =>
   z.url({ protocol: new RegExp(`^(${protocols.join("|")})$`), error: `expected a ${protocols[0]}:// URL` });
 
+// exact origins, as browsers send them in Origin: a trailing slash or a path would silently never match
+const origins = z.string().transform((value, ctx) => {
+  const list = value.split(",").map((origin) => origin.trim()).filter(Boolean);
+  if (list.includes("*")) {
+    if (list.length > 1) ctx.addIssue({ code: "custom", message: "* allows every origin: list no others with it" });
+    return ["*"];
+  }
+  for (const origin of list) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+      ctx.addIssue({ code: "custom", message: `${origin} is not an origin like https://app.example.com` });
+    }
+  }
+  return list;
+});
+
 /**
  * Every environment variable the service reads. README's configuration table is written from this list;
  * keep the two in step.
@@ -47,9 +62,17 @@ const schema = z.object({
   GRAPHIQL: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.default(true),
   SHUTDOWN_TIMEOUT_MS: int(0).default(10_000),
+
+  READINESS_TIMEOUT_MS: int(1, 60_000).default(2_000),
+  METRICS_TOKEN: z.string().min(1).optional(),
+  CORS_ORIGINS: origins.optional(),
+  HSTS_MAX_AGE_SECONDS: int(0).optional(),
 });
 
 export type Env = z.input<typeof schema>;
+
+/** The names of every setting, for the test that keeps README's table complete. */
+export const SETTING_NAMES = Object.keys(schema.shape);
 
 export interface Limits {
   maxContentChars: number;
@@ -76,6 +99,14 @@ export interface Config {
   graphiql: boolean;
   introspection: boolean;
   shutdownTimeoutMs: number;
+  /** How long each /readyz check may take before it counts as failed. */
+  readinessTimeoutMs: number;
+  /** When set, /metrics wants it as a Bearer token; when not, /metrics is open to whoever reaches the port. */
+  metricsToken: string | undefined;
+  /** The origins browser frontends may call from, or ["*"] for any; empty: no CORS headers at all. */
+  corsOrigins: string[];
+  /** Strict-Transport-Security's max-age, for deployments served over TLS; not sent when unset. */
+  hstsMaxAgeSeconds: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -122,5 +153,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphiql: e.GRAPHIQL,
     introspection: e.GRAPHQL_INTROSPECTION,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
+    metricsToken: e.METRICS_TOKEN,
+    corsOrigins: e.CORS_ORIGINS ?? [],
+    hstsMaxAgeSeconds: e.HSTS_MAX_AGE_SECONDS,
   };
 }

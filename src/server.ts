@@ -8,13 +8,22 @@ import { AppError, asAppError, unauthorized } from "./errors.ts";
 import type { Context } from "./graphql/context.ts";
 import { graphiqlPage } from "./graphql/graphiql.ts";
 import type { Yoga } from "./graphql/yoga.ts";
-import { readBody, readJsonBody } from "./http/body.ts";
+import { parseJsonBody, readBody } from "./http/body.ts";
+import { createCors } from "./http/cors.ts";
+import { createApiDocs } from "./http/api-docs.ts";
+import { serveDashboard } from "./http/dashboard.ts";
+import { idempotent } from "./http/idempotent.ts";
+import type { Metrics } from "./http/metrics.ts";
+import { MIGRATION_GUIDE } from "./http/pages/migration.ts";
+import type { RateLimit } from "./http/rate-limit.ts";
+import { readiness } from "./http/readiness.ts";
 import { requestIdOf } from "./http/request-id.ts";
-import { sendError, sendJson } from "./http/respond.ts";
+import { graphqlErrorReply, jsonReply, restErrorReply, send, sendJson, type Reply } from "./http/respond.ts";
+import { createSecurityHeaders } from "./http/security-headers.ts";
 import type { Logger } from "./logger.ts";
-import { QueryParams } from "./rest/query-params.ts";
 import { restMessage } from "./rest/field-names.ts";
-import type { Router } from "./rest/router.ts";
+import { QueryParams } from "./rest/query-params.ts";
+import type { Deprecation, Router } from "./rest/router.ts";
 
 export interface HttpDeps {
   config: Config;
@@ -23,6 +32,8 @@ export interface HttpDeps {
   schema: GraphQLSchema;
   yoga: Yoga;
   router: Router;
+  rateLimit: RateLimit;
+  metrics: Metrics;
 }
 
 export interface HttpServer {
@@ -31,9 +42,14 @@ export interface HttpServer {
   drain(timeoutMs: number): Promise<void>;
 }
 
-/** One process serves GraphQL at /graphql, the REST routes, and /healthz. */
+const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+
+/** One process serves GraphQL at /graphql, the REST routes, /healthz and the documentation pages. */
 export function createHttpServer(deps: HttpDeps): HttpServer {
-  const { config, logger, services, schema, yoga, router } = deps;
+  const { config, logger, services, schema, yoga, router, rateLimit, metrics } = deps;
+  const cors = createCors(config.corsOrigins);
+  const apiDocs = createApiDocs(router, config);
+  const securityHeaders = createSecurityHeaders(config.hstsMaxAgeSeconds);
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
@@ -45,44 +61,93 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     return principal;
   }
 
-  async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
-    if (req.method === "GET" && !url.searchParams.has("query") && req.headers.accept?.includes("text/html")) {
-      if (!config.graphiql) throw new AppError("NOT_FOUND", "GraphiQL is disabled on this server");
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(graphiqlPage());
-      return;
-    }
-    const context: Context = { principal: await authenticate(req), services, requestId };
-    if (req.method === "POST") {
-      // Yoga uses a body it is handed as is; reading it here is what enforces the size limit
-      (req as IncomingMessage & { body?: Buffer }).body = await readBody(req, config.limits.maxBodyBytes);
-    }
-    await yoga(req, res, context);
+  /** The caller, once their key is good and within its rate limit; every later response carries the count. */
+  async function admit(req: IncomingMessage, res: ServerResponse): Promise<Principal> {
+    const principal = await authenticate(req);
+    const { headers } = await rateLimit.consume(principal.keyId);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    return principal;
   }
 
-  async function rest(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
+  async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<Reply> {
+    if (req.method === "GET" && !url.searchParams.has("query") && req.headers.accept?.includes("text/html")) {
+      if (!config.graphiql) throw new AppError("NOT_FOUND", "GraphiQL is disabled on this server");
+      return { status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: await graphiqlPage() };
+    }
+    const principal = await admit(req, res);
+    const context: Context = { principal, services, requestId };
+    // read here, not by Yoga, so that the size limit holds and an idempotent request's body can be hashed
+    const body = req.method === "POST" ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
+    return idempotent(services.idempotency, req, principal, body, async () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+      }
+      const init: RequestInit = { method: req.method, headers, ...(req.method === "POST" ? { body: new Uint8Array(body) } : {}) };
+      const response = await yoga.fetch(url, init, context);
+      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    });
+  }
+
+  /** `onRoute` hears the pattern of the route the path matched, to count the request under. */
+  async function rest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    requestId: string,
+    onRoute: (pattern: string) => void,
+  ): Promise<Reply> {
     const method = req.method ?? "GET";
     const match = router.match(method, url.pathname);
+    onRoute(match.kind === "none" ? "unmatched" : match.pattern);
     if (match.kind === "none") throw new AppError("NOT_FOUND", `No route for ${method} ${url.pathname}`);
     if (match.kind === "wrong-method") {
       throw new AppError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${url.pathname}`, {
         headers: { allow: match.allowed.join(", ") },
       });
     }
-    const context: Context = { principal: await authenticate(req), services, requestId };
-    let body: Promise<unknown> | undefined;
-    const response = await match.handler({
-      req,
-      params: match.params,
-      query: new QueryParams(url.searchParams),
-      context,
-      schema,
-      body: () => (body ??= readJsonBody(req, config.limits.maxBodyBytes)),
+    if (match.options.deprecation) announceDeprecation(res, match.options.deprecation);
+    const principal = await admit(req, res);
+    const context: Context = { principal, services, requestId };
+    const raw = WITH_BODY.has(method) ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
+    let body: unknown;
+    return idempotent(services.idempotency, req, principal, raw, async () => {
+      try {
+        const response = await match.handler({
+          req,
+          params: match.params,
+          query: new QueryParams(url.searchParams),
+          context,
+          schema,
+          body: async () => (body ??= parseJsonBody(req, raw)),
+        });
+        return jsonReply(response.status, response.body, response.headers);
+      } catch (error) {
+        // a client error is the request's answer (and replayed as such); anything else fails the request
+        const appError = asAppError(error);
+        if (appError.code === "INTERNAL") throw error;
+        return restErrorReply(appError, match.options.camelCaseFields ? appError.message : restMessage(appError));
+      }
     });
-    sendJson(res, response.status, response.body, response.headers);
+  }
+
+  /** Deprecation headers on every response of a route on its way out; 410 after its sunset, if enforced. */
+  function announceDeprecation(res: ServerResponse, deprecation: Deprecation): void {
+    res.setHeader("deprecation", "true");
+    res.setHeader("sunset", deprecation.sunset.toUTCString());
+    res.setHeader("link", `<${deprecation.link}>; rel="deprecation"`);
+    res.setHeader("x-api-warn", deprecation.warning);
+    if (config.legacySunsetEnforce && Date.now() > deprecation.sunset.getTime()) {
+      throw new AppError("GONE", `This route was removed on ${deprecation.sunset.toUTCString()}; see ${deprecation.link}`);
+    }
   }
 
   function fail(res: ServerResponse, error: unknown, isGraphQL: boolean, requestId: string): void {
+    if (res.destroyed) {
+      // the client went away (mid-body, say): nobody to answer, and nothing wrong with the server
+      logger.debug({ err: error, requestId }, "client closed the connection");
+      return;
+    }
     const appError = asAppError(error);
     if (appError.code === "INTERNAL") logger.error({ err: appError.cause ?? error, requestId }, "request failed");
     if (res.headersSent) {
@@ -90,32 +155,48 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
       return;
     }
     if (appError.code === "PAYLOAD_TOO_LARGE") res.setHeader("connection", "close"); // the rest of the body is unread
-    if (!isGraphQL) return sendError(res, appError, restMessage(appError));
-    const http = appError.extensions.http as { status: number; headers?: Record<string, string> };
-    sendJson(res, http.status, { errors: [{ message: appError.message, extensions: { code: appError.code } }] }, http.headers);
+    send(res, isGraphQL ? graphqlErrorReply(appError) : restErrorReply(appError, restMessage(appError)));
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const requestId = requestIdOf(req);
     res.setHeader("x-request-id", requestId);
+    securityHeaders(res);
     if (draining) res.setHeader("connection", "close");
     let path = "?";
+    // what metrics count the request under: a page's path or a REST route's pattern, never a raw REST path
+    let route = "unmatched";
     res.once("finish", () => {
-      logger.info(
-        { requestId, method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started) },
-        "request",
-      );
+      const ms = performance.now() - started;
+      logger.info({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms) }, "request");
+      metrics.observeRequest(req.method, route, res.statusCode, ms / 1000);
     });
     let isGraphQL = false;
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
       if (url.pathname.length > 1 && url.pathname.endsWith("/")) url.pathname = url.pathname.slice(0, -1);
       path = url.pathname;
+      if (cors(req, res)) {
+        route = "preflight";
+        return;
+      }
+      route = path === "/dashboard" || path.startsWith("/dashboard/") ? "/dashboard" : path;
       if (path === "/healthz") return sendJson(res, 200, { status: "ok" });
+      if (path === "/readyz") {
+        if (draining) return sendJson(res, 503, { status: "draining" });
+        return send(res, await readiness(services, config.readinessTimeoutMs, logger));
+      }
+      if (path === "/metrics") return send(res, await metrics.scrape(req));
+      if (serveDashboard(req, res, path)) return;
+      const docs = apiDocs(req, path);
+      if (docs) return send(res, docs);
+      if (path === "/docs/migration") {
+        return send(res, { status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: MIGRATION_GUIDE });
+      }
       isGraphQL = path === "/graphql";
-      if (isGraphQL) await graphql(req, res, url, requestId);
-      else await rest(req, res, url, requestId);
+      const onRoute = (pattern: string) => (route = pattern);
+      send(res, isGraphQL ? await graphql(req, res, url, requestId) : await rest(req, res, url, requestId, onRoute));
     } catch (error) {
       fail(res, error, isGraphQL, requestId);
     }

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { asAppError } from "../errors.ts";
 import type { RebuildProgress } from "../domain/indexer.ts";
 import type { KeyAdmin } from "../domain/key-admin.ts";
-import { readJsonBody } from "../http/body.ts";
+import { parseJsonBody, readBody } from "../http/body.ts";
 import { sendError, sendJson } from "../http/respond.ts";
 import type { Logger } from "../logger.ts";
 import { controlSocketPath } from "./socket-path.ts";
@@ -71,7 +71,7 @@ async function streamReindex(res: ServerResponse, commands: ControlCommands, log
 }
 
 async function handle(req: IncomingMessage, admin: KeyAdmin): Promise<unknown> {
-  const body = (await readJsonBody(req, MAX_CONTROL_BODY)) as Record<string, string>;
+  const body = parseJsonBody(req, await readBody(req, MAX_CONTROL_BODY)) as Record<string, string>;
   switch (req.url) {
     case "/keys/create":
       return admin.create(body.user ?? "", body.name ?? "");

@@ -29,6 +29,11 @@ export class ApiKeyService {
    * keeps the cache exact. Servers sharing PostgreSQL check the key against the database every time.
    */
   private readonly cache: Map<string, CachedPrincipal> | undefined;
+  /**
+   * Counts revocations, so that a lookup which read the key before a revocation committed does not put it back
+   * into the cache after the revocation evicted it.
+   */
+  private revocations = 0;
 
   constructor(private readonly db: Database) {
     this.cache = db.singleWriter ? new Map() : undefined;
@@ -41,13 +46,14 @@ export class ApiKeyService {
       this.touch(cached.principal.keyId, cached);
       return cached.principal;
     }
+    const revocationsBefore = this.revocations;
     const row = await this.db.prisma.apiKey.findUnique({
       where: { hash },
       select: { id: true, userId: true, revokedAt: true, lastUsedAt: true },
     });
     if (!row || row.revokedAt) return undefined;
     const entry = { principal: { userId: row.userId, keyId: row.id }, lastUsedAt: row.lastUsedAt?.getTime() ?? 0 };
-    if (this.cache) {
+    if (this.cache && revocationsBefore === this.revocations) {
       if (this.cache.size >= MAX_CACHED_PRINCIPALS) this.cache.clear();
       this.cache.set(hash, entry);
     }
@@ -81,12 +87,14 @@ export class ApiKeyService {
 
   /** Revokes one of `userId`'s keys; `userId` undefined is the operator (CLI) acting on any key. */
   async revoke(id: string, userId?: string): Promise<ApiKey> {
+    this.revocations++; // before the write: a lookup running alongside must not cache what it read
     const key = isUuid(id) ? await this.db.prisma.apiKey.findFirst({ where: { id, userId } }) : null;
     if (!key) throw notFound("API key");
     const revoked = key.revokedAt
       ? key
       : await this.db.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
     this.cache?.delete(key.hash);
+    this.revocations++;
     return revoked;
   }
 }

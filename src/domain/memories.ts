@@ -25,6 +25,14 @@ export interface MemoryFilter {
   tags?: readonly string[] | null;
   threadId?: string | null;
   isArchived?: boolean | null;
+  /** Only for the deprecated workspace-scoped listing. */
+  workspaceId?: string | null;
+}
+
+/** Where a memory from the deprecated collection route says it belongs; ownership still comes from the key. */
+export interface LegacyOrigin {
+  workspaceId: string;
+  legacyUserId: string | null;
 }
 
 export const DEFAULT_LIST_LIMIT = 20;
@@ -124,15 +132,16 @@ export class MemoryService {
       where.threadId = filter.threadId;
     }
     if (filter.isArchived != null) where.isArchived = filter.isArchived;
+    if (filter.workspaceId != null) where.workspaceId = filter.workspaceId;
     return where;
   }
 
-  async create(principal: Principal, input: MemoryInput): Promise<Memory> {
+  async create(principal: Principal, input: MemoryInput, origin?: LegacyOrigin): Promise<Memory> {
     const values = completeValues(input, this.limits);
     await this.checkThread(principal, values.threadId);
     const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
     const [memory] = await insertMemories(this.db, [
-      { ...values, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vector) },
+      { ...values, ...origin, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vector) },
     ]);
     this.totals.changed(principal.userId);
     await this.indexer.flush([memory!.id]);

@@ -6,7 +6,7 @@ import { canonicalJson, isPlainObject, jsonProblem, unstorableText, type JsonObj
 /** Known values of `type`; others are accepted if they are short lowercase words. */
 export const KNOWN_MEMORY_TYPES = ["preference", "observation", "journal", "task", "insight"] as const;
 
-const TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+export const TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 const MAX_JSON_DEPTH = 32;
 
 /** A memory's writable fields as a caller sends them; `undefined` means "not sent", `null` means "clear". */

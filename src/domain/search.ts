@@ -3,6 +3,7 @@ import type { Limits } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
+import { filterConditions } from "../vectors/sql-filter.ts";
 import type { VectorFilter, VectorHit } from "../vectors/vector-index.ts";
 import type { Indexer } from "./indexer.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
@@ -94,11 +95,17 @@ export class SearchService {
    */
   async live(filter: VectorFilter, ids: readonly string[], memoryQuery: MemoryQuery = {}): Promise<Map<string, Memory>> {
     if (ids.length === 0) return new Map();
-    const where: Prisma.MemoryWhereInput = { userId: filter.userId, id: { in: [...ids] }, isArchived: false };
-    if (filter.type !== undefined) where.type = filter.type;
-    if (filter.tags) where.tags = { hasEvery: filter.tags };
-    if (filter.threadId !== undefined) where.threadId = filter.threadId;
-    if (filter.fromDate || filter.toDate) where.createdAt = { gte: filter.fromDate, lte: filter.toDate };
+    // The ids by primary key first, then the filter. Given user_id and the ids in one WHERE, PostgreSQL 18
+    // prefers a skip scan of (user_id, created_at, id), which visits every distinct created_at of the user:
+    // ~10 ms at 100k batch-created memories against ~0.5 ms for 20 key lookups.
+    const params: unknown[] = [[...ids]];
+    const passing = await this.db.sql.query<{ id: string }>(
+      `WITH hit AS MATERIALIZED (SELECT * FROM memories WHERE id = ANY($1::uuid[]))
+       SELECT id FROM hit WHERE ${filterConditions(filter, params)}`,
+      params,
+    );
+    if (passing.length === 0) return new Map();
+    const where: Prisma.MemoryWhereInput = { id: { in: passing.map((row) => row.id) } };
     const rows = await this.db.prisma.memory.findMany({ ...selecting(memoryQuery, "id"), where });
     return new Map(rows.map((row) => [row.id, row]));
   }

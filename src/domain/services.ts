@@ -5,6 +5,7 @@ import { openEmbedder } from "../embeddings/open.ts";
 import type { Logger } from "../logger.ts";
 import { openVectorIndex } from "../vectors/open.ts";
 import type { VectorIndex } from "../vectors/vector-index.ts";
+import { IdempotencyService } from "./idempotency.ts";
 import { Indexer } from "./indexer.ts";
 import { ApiKeyService } from "./api-keys.ts";
 import { ListTotals } from "./list-totals.ts";
@@ -23,6 +24,7 @@ export interface Services {
   search: SearchService;
   recall: RecallService;
   threads: ThreadService;
+  idempotency: IdempotencyService;
   indexer: Indexer;
 }
 
@@ -32,16 +34,25 @@ export interface ServiceOverrides {
   wrapIndex?: (index: VectorIndex) => VectorIndex;
 }
 
+/** Wrappers that observe every call to the embedder and the index, for the server's metrics. */
+export interface Instrumentation {
+  embedder(embedder: Embedder): Embedder;
+  index(index: VectorIndex): VectorIndex;
+}
+
 /** Opens the embedder and the vector index configured, and the services over them. */
 export async function openServices(
   db: Database,
   config: Config,
   logger: Logger,
   overrides: ServiceOverrides = {},
+  instrumentation?: Instrumentation,
 ): Promise<Services> {
-  const embedder = overrides.embedder ?? (await openEmbedder(config));
+  const chosen = overrides.embedder ?? (await openEmbedder(config));
+  const embedder = instrumentation ? instrumentation.embedder(chosen) : chosen;
   const opened = await openVectorIndex(config, db, logger);
-  const index = overrides.wrapIndex ? overrides.wrapIndex(opened) : opened;
+  const wrapped = overrides.wrapIndex ? overrides.wrapIndex(opened) : opened;
+  const index = instrumentation ? instrumentation.index(wrapped) : wrapped;
   await index.ensure(embedder.id, embedder.dimensions);
   logger.info({ embedder: embedder.id, vectorIndex: index.kind }, "search ready");
   return createServices(db, config, new Indexer(db, embedder, index, logger));
@@ -54,6 +65,7 @@ export function createServices(db: Database, config: Config, indexer: Indexer): 
     db,
     indexer,
     users: new UserService(db),
+    idempotency: new IdempotencyService(db),
     apiKeys: new ApiKeyService(db),
     memories: new MemoryService(db, config.limits, totals, indexer),
     threads: new ThreadService(db, config.limits, totals, indexer),

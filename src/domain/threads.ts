@@ -13,8 +13,8 @@ import { checkPage, pageOf, type PageOf } from "./paging.ts";
 export type { Thread, ThreadStatus };
 
 export const DEFAULT_THREAD_LIMIT = 20;
-const MAX_TITLE_CHARS = 200;
-const MAX_DESCRIPTION_CHARS = 5_000;
+export const MAX_TITLE_CHARS = 200;
+export const MAX_DESCRIPTION_CHARS = 5_000;
 
 export interface ThreadQuery {
   select?: Prisma.ThreadSelect;

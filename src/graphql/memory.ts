@@ -27,6 +27,14 @@ export const MemoryRef = builder.prismaObject("Memory", {
     threadId: t.exposeID("threadId", { nullable: true }),
     thread: t.relation("thread", { nullable: true }),
     isArchived: t.exposeBoolean("isArchived"),
+    workspaceId: t.exposeString("workspaceId", {
+      nullable: true,
+      deprecationReason: "Set only by the deprecated workspace-scoped routes.",
+    }),
+    legacyUserId: t.exposeString("legacyUserId", {
+      nullable: true,
+      deprecationReason: "The userId a deprecated workspace-scoped request sent; it never decides ownership.",
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),

@@ -8,6 +8,7 @@ import "./batch.ts";
 import "./search.ts";
 import "./recall.ts";
 import "./thread.ts";
+import "./legacy.ts";
 
 let schema: GraphQLSchema | undefined;
 

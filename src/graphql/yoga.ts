@@ -1,14 +1,18 @@
 import { GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspection";
+import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
+import { useArmor } from "./use-armor.ts";
 import type { Context } from "./context.ts";
 import { getSchema } from "./schema.ts";
 import { useErrorCodes } from "./use-error-codes.ts";
+import { useMetrics, type OperationObserver } from "./use-metrics.ts";
 
 
 export type Yoga = YogaServerInstance<Context, {}>;
 
-export function createGraphQL(logger: Logger): Yoga {
+export function createGraphQL(config: Config, logger: Logger, observe: OperationObserver): Yoga {
   return createYoga<Context>({
     schema: getSchema(),
     graphqlEndpoint: "/graphql",
@@ -16,6 +20,8 @@ export function createGraphQL(logger: Logger): Yoga {
     logging: false,
     // the HTTP layer serves GraphiQL itself (before authentication): see graphiql.ts
     graphiql: false,
+    // Yoga's default reflects any Origin; the HTTP layer applies CORS_ORIGINS to every route alike (http/cors.ts)
+    cors: false,
     maskedErrors: {
       maskError(error, message) {
         // errors meant for the client (ours, and graphql-js' own) pass; anything else is a bug to hide and log
@@ -29,6 +35,11 @@ export function createGraphQL(logger: Logger): Yoga {
         });
       },
     },
-    plugins: [useErrorCodes()],
+    plugins: [
+      useArmor(config.introspection),
+      ...(config.introspection ? [] : [useDisableIntrospection()]),
+      useErrorCodes(),
+      useMetrics(observe),
+    ],
   });
 }

@@ -23,16 +23,11 @@ export function isJsonContentType(req: IncomingMessage): boolean {
   return type === "application/json" || (type?.startsWith("application/") === true && type.endsWith("+json"));
 }
 
-/** The JSON body of a REST request: JSON by Content-Type, parseable, and present. */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  if (!isJsonContentType(req)) {
-    const declared = Number(req.headers["content-length"] ?? 0);
-    const chunked = req.headers["transfer-encoding"] !== undefined;
-    if (declared > 0 || chunked || req.headers["content-type"]) {
-      throw new AppError("UNSUPPORTED_MEDIA_TYPE", "The request body must be JSON, sent with Content-Type: application/json");
-    }
+/** A REST request's body as JSON: JSON by Content-Type, present, and parseable. */
+export function parseJsonBody(req: IncomingMessage, body: Buffer): unknown {
+  if ((body.length > 0 || req.headers["content-type"]) && !isJsonContentType(req)) {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "The request body must be JSON, sent with Content-Type: application/json");
   }
-  const body = await readBody(req, limit);
   if (body.length === 0) throw new AppError("VALIDATION_ERROR", "A JSON request body is required");
   try {
     return JSON.parse(body.toString("utf8"));

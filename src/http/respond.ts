@@ -1,18 +1,41 @@
 import type { ServerResponse } from "node:http";
-import { AppError } from "../errors.ts";
+import type { AppError } from "../errors.ts";
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
-  });
-  res.end(text);
+/** A whole response, before it is sent (so that an idempotent request's can be stored and replayed). */
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
 }
+
+export const jsonReply = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => ({
+  status,
+  headers: { ...headers, "content-type": "application/json; charset=utf-8" },
+  body: JSON.stringify(body),
+});
+
+const errorHeaders = (error: AppError) =>
+  (error.extensions.http as { status: number; headers?: Record<string, string> }).headers ?? {};
 
 /** The REST error body, `{"error": {"code", "message"}}`, with the status of its code. */
-export function sendError(res: ServerResponse, error: AppError, message = error.message): void {
-  const http = error.extensions.http as { status: number; headers?: Record<string, string> };
-  sendJson(res, http.status, { error: { code: error.code, message } }, http.headers);
+export const restErrorReply = (error: AppError, message = error.message): Reply =>
+  jsonReply((error.extensions.http as { status: number }).status, { error: { code: error.code, message } }, errorHeaders(error));
+
+/** The same failure as a GraphQL response. */
+export const graphqlErrorReply = (error: AppError): Reply =>
+  jsonReply(
+    (error.extensions.http as { status: number }).status,
+    { errors: [{ message: error.message, extensions: { code: error.code } }] },
+    errorHeaders(error),
+  );
+
+export function send(res: ServerResponse, reply: Reply): void {
+  res.writeHead(reply.status, { ...reply.headers, "content-length": Buffer.byteLength(reply.body) });
+  res.end(reply.body);
 }
+
+export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  send(res, jsonReply(status, body, headers));
+
+export const sendError = (res: ServerResponse, error: AppError, message = error.message) =>
+  send(res, restErrorReply(error, message));

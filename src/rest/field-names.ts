@@ -1,6 +1,7 @@
 import type { AppError } from "../errors.ts";
 
-const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+// only camelCase humps: "threadId" becomes "thread_id", a header name such as "Idempotency-Key" stays
+const snake = (name: string) => name.replace(/(?<=[a-z0-9])[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 /**
  * The message of an error as REST shows it: the field it names in the REST spelling (`thread_id`, not

@@ -21,45 +21,71 @@ export interface RestResponse {
 
 export type RestHandler = (request: RestRequest) => Promise<RestResponse>;
 
+/** A route on its way out (RFC 9745 Deprecation, RFC 8594 Sunset): every response says so. */
+export interface Deprecation {
+  sunset: Date;
+  /** Where the migration guide is. */
+  link: string;
+  /** X-API-Warn: what to use instead. */
+  warning: string;
+}
+
+export interface RouteOptions {
+  deprecation?: Deprecation;
+  /** The route's bodies use camelCase names (the legacy routes), so its errors name fields that way. */
+  camelCaseFields?: boolean;
+}
+
 interface Route {
   method: string;
   segments: string[];
   handler: RestHandler;
+  options: RouteOptions;
 }
 
+/** `pattern` is the route's, e.g. `/api/v1/memories/:id`: what metrics count requests under. */
 export type RouteMatch =
-  | { kind: "found"; handler: RestHandler; params: Record<string, string> }
-  | { kind: "wrong-method"; allowed: string[] }
+  | { kind: "found"; pattern: string; handler: RestHandler; params: Record<string, string>; options: RouteOptions }
+  | { kind: "wrong-method"; pattern: string; allowed: string[] }
   | { kind: "none" };
 
 /** Method + path patterns such as `/api/v1/memories/:id`. */
 export class Router {
   private readonly routes: Route[] = [];
 
-  add(method: string, pattern: string, handler: RestHandler): this {
-    this.routes.push({ method, segments: pattern.split("/").filter(Boolean), handler });
+  add(method: string, pattern: string, handler: RestHandler, options: RouteOptions = {}): this {
+    this.routes.push({ method, segments: pattern.split("/").filter(Boolean), handler, options });
     return this;
   }
 
   /** Every route, for documentation and for the test that checks the OpenAPI document covers them. */
-  list(): { method: string; pattern: string }[] {
-    return this.routes.map((route) => ({ method: route.method, pattern: `/${route.segments.join("/")}` }));
+  list(): { method: string; pattern: string; deprecated: boolean; deprecation: Deprecation | undefined }[] {
+    return this.routes.map((route) => ({
+      method: route.method,
+      pattern: patternOf(route),
+      deprecated: route.options.deprecation !== undefined,
+      deprecation: route.options.deprecation,
+    }));
   }
 
   match(method: string, path: string): RouteMatch {
     const segments = path.split("/").filter(Boolean);
     const allowed: string[] = [];
+    let pattern: string | undefined;
     for (const route of this.routes) {
       const params = matchSegments(route.segments, segments);
       if (!params) continue;
       if (route.method === method || (method === "HEAD" && route.method === "GET")) {
-        return { kind: "found", handler: route.handler, params };
+        return { kind: "found", pattern: patternOf(route), handler: route.handler, params, options: route.options };
       }
       allowed.push(route.method);
+      pattern ??= patternOf(route);
     }
-    return allowed.length ? { kind: "wrong-method", allowed } : { kind: "none" };
+    return pattern ? { kind: "wrong-method", pattern, allowed } : { kind: "none" };
   }
 }
+
+const patternOf = (route: Route) => `/${route.segments.join("/")}`;
 
 function matchSegments(pattern: string[], segments: string[]): Record<string, string> | undefined {
   if (pattern.length !== segments.length) return undefined;

@@ -62,6 +62,7 @@ export async function startTestServer(env: Env = {}, overrides: ServiceOverrides
     HOST: "127.0.0.1",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     DATA_DIR: "memory://",
+    RATE_LIMIT_MAX: "1000000", // tests that are about rate limits set their own
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
     ...env,
   } as Record<string, string>);

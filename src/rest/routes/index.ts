@@ -1,5 +1,6 @@
 import { Router } from "../router.ts";
 import { addBatchRoutes } from "./batch.ts";
+import { addLegacyRoutes } from "./legacy.ts";
 import { addMemoryRoutes } from "./memory.ts";
 import { addMemoryRecordRoutes } from "./memory-record.ts";
 import { addRecallRoutes } from "./recall.ts";
@@ -13,6 +14,7 @@ export function createRouter(): Router {
   addSearchRoutes(router);
   addBatchRoutes(router);
   addRecallRoutes(router);
+  addLegacyRoutes(router);
   addThreadRoutes(router);
   addMemoryRecordRoutes(router);
   return router;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "idempotency_records" ALTER COLUMN "response" DROP NOT NULL;

@@ -1,0 +1,33 @@
+import { readFileSync } from "node:fs";
+import type { IncomingMessage } from "node:http";
+import type { Config } from "../config.ts";
+import { AppError } from "../errors.ts";
+import type { Router } from "../rest/router.ts";
+import { openApiDocument } from "./openapi/document.ts";
+import { REFERENCE_CSP, referencePage } from "./pages/reference/page.ts";
+import { jsonReply, type Reply } from "./respond.ts";
+
+const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+/**
+ * /openapi.json and /docs (its rendering), public like the API's specification. Both are built on first request
+ * and kept: they depend only on the routes and the configuration, which do not change while the server runs.
+ * Returns undefined for any other path.
+ */
+export function createApiDocs(router: Router, config: Config): (req: IncomingMessage, path: string) => Reply | undefined {
+  let json: Reply | undefined;
+  let page: Reply | undefined;
+  const document = () => openApiDocument(router.list(), config, VERSION);
+  return (req, path) => {
+    if (path !== "/openapi.json" && path !== "/docs") return undefined;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      throw new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${path}`, { headers: { allow: "GET, HEAD" } });
+    }
+    if (path === "/openapi.json") return (json ??= jsonReply(200, document()));
+    return (page ??= {
+      status: 200,
+      headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": REFERENCE_CSP },
+      body: referencePage(document()),
+    });
+  };
+}

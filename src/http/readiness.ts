@@ -1,0 +1,51 @@
+import type { Services } from "../domain/services.ts";
+import type { Logger } from "../logger.ts";
+import { jsonReply, type Reply } from "./respond.ts";
+
+interface Check {
+  ok: boolean;
+  ms: number;
+  error?: string;
+}
+
+class Timeout extends Error {}
+
+/**
+ * /readyz: 200 when the database answers a trivial query and the vector index is reachable, else 503 naming the
+ * failed check. Each check has `timeoutMs`, so a dependency that hangs fails the probe instead of hanging it. The
+ * answer is public, so it says only which check failed; the cause goes to the log.
+ */
+export async function readiness(services: Services, timeoutMs: number, logger: Logger): Promise<Reply> {
+  const index = services.indexer.index;
+  const [database, vectorIndex] = await Promise.all([
+    check("database", () => services.db.sql.query("SELECT 1"), timeoutMs, logger),
+    check("vectorIndex", () => index.ping(), timeoutMs, logger),
+  ]);
+  const ready = database.ok && vectorIndex.ok;
+  return jsonReply(ready ? 200 : 503, {
+    status: ready ? "ready" : "unavailable",
+    checks: { database, vectorIndex: { ...vectorIndex, kind: index.kind } },
+  });
+}
+
+async function check(name: string, probe: () => Promise<unknown>, timeoutMs: number, logger: Logger): Promise<Check> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      probe(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Timeout()), timeoutMs);
+      }),
+    ]);
+    return { ok: true, ms: elapsedMs(started) };
+  } catch (error) {
+    const timedOut = error instanceof Timeout;
+    logger.warn({ check: name, ...(timedOut ? { timeoutMs } : { err: error }) }, "readiness check failed");
+    return { ok: false, ms: elapsedMs(started), error: timedOut ? `no answer within ${timeoutMs} ms` : "failed" };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const elapsedMs = (started: number) => Math.round((performance.now() - started) * 10) / 10;

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+
+const DEPRECATION_HEADERS = {
+  deprecation: "true",
+  sunset: "Tue, 30 Jun 2026 23:59:59 GMT",
+  link: '</docs/migration>; rel="deprecation"',
+  "x-api-warn": "Deprecated: use /api/v1/memory (user-scoped through the API key); see /docs/migration",
+};
+
+const headersOf = (res: { headers: Headers }) =>
+  Object.fromEntries(Object.keys(DEPRECATION_HEADERS).map((name) => [name, res.headers.get(name)]));
+
+describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
+  let server: TestServer;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    user = await server.newUser();
+  });
+  afterAll(() => server?.close());
+
+  it("POST /api/v1/memories answers 201 in the legacy shape, with the four deprecation headers", async () => {
+    const res = await user.api.post("/api/v1/memories", {
+      workspaceId: "ws_1",
+      userId: "legacy-user-42",
+      content: "prefers the window seat",
+      kind: "preference",
+    });
+    expect(res.status).toBe(201);
+    expect(headersOf(res)).toEqual(DEPRECATION_HEADERS);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      workspaceId: "ws_1",
+      userId: "legacy-user-42",
+      content: "prefers the window seat",
+      kind: "preference",
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+  });
+
+  it("GET /api/v1/memories lists the workspace's memories, with the headers", async () => {
+    await user.api.post("/api/v1/memories", { workspaceId: "ws_list", content: "one", kind: "task" });
+    await user.api.post("/api/v1/memories", { workspaceId: "ws_list", content: "two" });
+    await user.api.post("/api/v1/memories", { workspaceId: "ws_elsewhere", content: "three" });
+    const res = await user.api.get("/api/v1/memories?workspaceId=ws_list&limit=1");
+    expect(res.status).toBe(200);
+    expect(headersOf(res)).toEqual(DEPRECATION_HEADERS);
+    expect(res.body).toMatchObject({ total: 2, limit: 1, offset: 0, has_more: true });
+    expect(res.body.memories[0]).toMatchObject({ content: "two", kind: null, workspaceId: "ws_list" });
+  });
+
+  it("puts the headers on errors too", async () => {
+    const missing = await user.api.post("/api/v1/memories", { content: "no workspace" });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toEqual({ code: "VALIDATION_ERROR", message: "workspaceId is required" });
+    expect(headersOf(missing)).toEqual(DEPRECATION_HEADERS);
+    const noList = await user.api.get("/api/v1/memories");
+    expect(noList.status).toBe(400);
+    expect(noList.body.error.message).toBe("workspaceId is required");
+    const anonymous = await server.client().get("/api/v1/memories?workspaceId=ws_1");
+    expect(anonymous.status).toBe(401);
+    expect(headersOf(anonymous)).toEqual(DEPRECATION_HEADERS);
+  });
+
+  it("accepts ttlMinutes and ttl_expires_at, ignores them, and says so in X-API-Warn", async () => {
+    const res = await user.api.post("/api/v1/memories", {
+      workspaceId: "ws_1",
+      content: "temporary note",
+      ttlMinutes: 30,
+      ttl_expires_at: "2030-01-01T00:00:00Z",
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("x-api-warn")).toContain("ttlMinutes and ttl_expires_at are no longer supported");
+    expect(res.headers.get("deprecation")).toBe("true");
+  });
+
+  it("stores ordinary memories: read, patched and deleted on /api/v1/memories/{id}, listed on /api/v1/memory", async () => {
+    const created = (await user.api.post("/api/v1/memories", { workspaceId: "ws_2", content: "legacy made", kind: "task" })).body;
+    const read = await user.api.get(`/api/v1/memories/${created.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ content: "legacy made", type: "task" });
+    expect(read.headers.get("deprecation")).toBeNull();
+    const patched = await user.api.patch(`/api/v1/memories/${created.id}`, { content: "legacy changed" });
+    expect(patched.body.content).toBe("legacy changed");
+    const listed = await user.api.get("/api/v1/memory?limit=100");
+    expect(listed.body.memories.map((m: { id: string }) => m.id)).toContain(created.id);
+    expect(listed.headers.get("deprecation")).toBeNull();
+    expect((await user.api.delete(`/api/v1/memories/${created.id}`)).status).toBe(200);
+    expect((await user.api.get(`/api/v1/memories/${created.id}`)).status).toBe(404);
+  });
+
+  it("never shows another user's memories, whatever userId and workspaceId say", async () => {
+    const other = await server.newUser();
+    await user.api.post("/api/v1/memories", { workspaceId: "shared_ws", userId: "same-legacy-user", content: "mine only" });
+    const res = await other.api.get("/api/v1/memories?workspaceId=shared_ws");
+    expect(res.body).toMatchObject({ memories: [], total: 0 });
+    const posted = await other.api.post("/api/v1/memories", { workspaceId: "shared_ws", userId: "same-legacy-user", content: "theirs" });
+    expect(posted.status).toBe(201);
+    const mine = await user.api.get("/api/v1/memories?workspaceId=shared_ws");
+    expect(mine.body.memories.map((m: { content: string }) => m.content)).toEqual(["mine only"]);
+  });
+
+  it("serves the migration guide the Link header points at", async () => {
+    const res = await server.client().get("/docs/migration");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/text\/html/);
+    expect(res.text).toContain("/api/v1/memory");
+    expect(res.text).toContain("kind");
+  });
+});
+
+describe.skipIf(databaseUnavailable())("sunset enforcement (LEGACY_SUNSET_ENFORCE)", () => {
+  it("when on, after the Sunset date the two legacy routes answer 410 GONE, still with the headers", async () => {
+    const server = await startTestServer({ LEGACY_SUNSET_ENFORCE: "true" });
+    try {
+      const user = await server.newUser();
+      for (const res of [
+        await user.api.post("/api/v1/memories", { workspaceId: "w", content: "x" }),
+        await user.api.get("/api/v1/memories?workspaceId=w"),
+      ]) {
+        expect(res.status).toBe(410);
+        expect(res.body.error.code).toBe("GONE");
+        expect(headersOf(res)).toEqual(DEPRECATION_HEADERS);
+      }
+      // the record routes are current and stay
+      const created = await user.api.post("/api/v1/memory", { content: "still here" });
+      expect((await user.api.get(`/api/v1/memories/${created.body.id}`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("is off by default: the routes keep working after the Sunset date", async () => {
+    expect(Date.now()).toBeGreaterThan(Date.parse("2026-06-30T23:59:59Z"));
+    const server = await startTestServer();
+    try {
+      const user = await server.newUser();
+      expect((await user.api.post("/api/v1/memories", { workspaceId: "w", content: "x" })).status).toBe(201);
+    } finally {
+      await server.close();
+    }
+  });
+});
