@@ -9,29 +9,54 @@ export interface BenchServer {
   database: string;
   /** The settings the server runs with, for CLI commands against the same database. */
   env: Record<string, string>;
+  /** The PGlite data directory (also when DATABASE_URL is set: it then holds nothing but is still removed). */
+  dataDir: string;
   stop(): Promise<void>;
+}
+
+export interface BenchServerOptions {
+  /**
+   * Keep the data directory when the server stops, for a bench that opens the same database again (in its own
+   * process, or in a second server); the caller removes it with `removeDataDir`.
+   */
+  keepData?: boolean;
+}
+
+/** A fresh temporary directory for a bench's database. */
+export function newDataDir(): string {
+  return mkdtempSync(join(tmpdir(), "memory-bench-"));
+}
+
+export function removeDataDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /**
  * The service in its own process (so that the load generator does not share its event loop), on a fresh
  * PGlite data directory, or on DATABASE_URL when that is set. `env` adds settings.
  */
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const dir = mkdtempSync(join(tmpdir(), "memory-bench-"));
+export async function startBenchServer(env: Record<string, string> = {}, options: BenchServerOptions = {}): Promise<BenchServer> {
+  const dir = newDataDir();
   const database: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : { DATA_DIR: dir };
   const settings = { LOG_LEVEL: "warn", RATE_LIMIT_MAX: "100000000", ...database, ...env };
-  const created = await npmRun("keys", ["create", "--user", `bench-${Date.now()}@example.com`, "--name", "bench", "--json"], settings);
-  if (created.code !== 0) throw new Error(`could not create a key: ${created.stderr}`);
-  const server = await startServerProcess(settings);
-  return {
-    url: server.url,
-    key: (JSON.parse(created.stdout) as { key: string }).key,
-    database: process.env.DATABASE_URL ? "PostgreSQL" : "PGlite",
-    env: settings,
-    async stop() {
-      server.child.kill("SIGTERM");
-      await server.exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  try {
+    const created = await npmRun("keys", ["create", "--user", `bench-${Date.now()}@example.com`, "--name", "bench", "--json"], settings);
+    if (created.code !== 0) throw new Error(`could not create a key: ${created.stderr}`);
+    const server = await startServerProcess(settings);
+    return {
+      url: server.url,
+      key: (JSON.parse(created.stdout) as { key: string }).key,
+      database: process.env.DATABASE_URL ? "PostgreSQL" : "PGlite",
+      env: settings,
+      dataDir: dir,
+      async stop() {
+        server.child.kill("SIGTERM");
+        await server.exited;
+        if (!options.keepData) removeDataDir(dir);
+      },
+    };
+  } catch (error) {
+    removeDataDir(dir);
+    throw error;
+  }
 }
