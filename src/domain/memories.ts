@@ -9,7 +9,7 @@ import type { Indexer } from "./indexer.ts";
 import type { ListTotals } from "./list-totals.ts";
 import { LEXICAL_VERSION, rewriteTerms } from "./lexical.ts";
 import { insertMemories, updateColumns, type MemoryChanges } from "./memory-rows.ts";
-import { checkTags, completeValues, patchValues, type MemoryInput, type MemoryValues } from "./memory-input.ts";
+import { checkTags, checkType, completeValues, patchValues, type MemoryInput, type MemoryValues } from "./memory-input.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
 
 export type { Memory };
@@ -125,7 +125,7 @@ export class MemoryService {
 
   private whereOf(principal: Principal, filter: MemoryFilter): Prisma.MemoryWhereInput {
     const where: Prisma.MemoryWhereInput = { userId: principal.userId };
-    if (filter.type != null) where.type = filter.type.trim().toLowerCase();
+    if (filter.type != null) where.type = checkType(filter.type);
     if (filter.tags != null && filter.tags.length > 0) where.tags = { hasEvery: checkTags(filter.tags, this.limits) };
     if (filter.threadId != null) {
       if (!isUuid(filter.threadId)) throw invalid("threadId", "must be a thread id");

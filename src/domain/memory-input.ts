@@ -65,8 +65,8 @@ function contentOf(input: MemoryInput, limits: Limits): Pick<MemoryValues, "cont
   return { content: checkContentText(input.content, limits), data: null };
 }
 
-function typeOf(type: string | null): string | null {
-  if (type === null) return null;
+/** A type as stored: also the rule for type filters, so a filter no stored type could match is a clear 400. */
+export function checkType(type: string): string {
   const clean = type.trim().toLowerCase();
   if (!TYPE_PATTERN.test(clean)) {
     throw invalid("type", "must be a short lowercase word (a letter, then up to 31 letters, digits, _ or -)");
@@ -99,6 +99,10 @@ export function checkMetadata(metadata: unknown, limits: Limits, field = "metada
   return metadata as JsonObject;
 }
 
+function nullOr<T>(value: string | null, check: (value: string) => T): T | null {
+  return value === null ? null : check(value);
+}
+
 function threadIdOf(threadId: string | null): string | null {
   if (threadId === null) return null;
   if (!isUuid(threadId)) throw invalid("threadId", "does not name one of your threads");
@@ -114,7 +118,7 @@ function required<T>(value: T | null, field: string): T {
 export function completeValues(input: MemoryInput, limits: Limits): MemoryValues {
   return {
     ...contentOf(input, limits),
-    type: typeOf(input.type ?? MEMORY_DEFAULTS.type),
+    type: nullOr(input.type ?? MEMORY_DEFAULTS.type, checkType),
     tags: checkTags(input.tags ?? MEMORY_DEFAULTS.tags, limits),
     metadata: checkMetadata(input.metadata ?? MEMORY_DEFAULTS.metadata, limits),
     threadId: threadIdOf(input.threadId ?? MEMORY_DEFAULTS.threadId),
@@ -129,7 +133,7 @@ export function patchValues(input: MemoryInput, limits: Limits): Partial<MemoryV
     if (input.content === null && input.data == null) throw invalid("content", "cannot be null");
     Object.assign(values, contentOf(input, limits));
   }
-  if (input.type !== undefined) values.type = typeOf(input.type);
+  if (input.type !== undefined) values.type = nullOr(input.type, checkType);
   if (input.tags !== undefined) values.tags = checkTags(input.tags ?? [], limits);
   if (input.metadata !== undefined) values.metadata = checkMetadata(input.metadata ?? {}, limits);
   if (input.threadId !== undefined) values.threadId = threadIdOf(input.threadId);

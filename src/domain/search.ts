@@ -7,7 +7,7 @@ import { filterConditions } from "../vectors/sql-filter.ts";
 import type { VectorFilter, VectorHit } from "../vectors/vector-index.ts";
 import type { Indexer } from "./indexer.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
-import { checkContentText, checkTags } from "./memory-input.ts";
+import { checkContentText, checkTags, checkType } from "./memory-input.ts";
 import { checkPage } from "./paging.ts";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -38,7 +38,7 @@ export class SearchService {
   /** The filter as the index takes it; invalid values are the caller's error. */
   vectorFilter(principal: Principal, filter: SearchFilter, threadId?: string): VectorFilter {
     const result: VectorFilter = { userId: principal.userId };
-    if (filter.type != null) result.type = filter.type.trim().toLowerCase();
+    if (filter.type != null) result.type = checkType(filter.type);
     if (filter.tags?.length) result.tags = checkTags(filter.tags, this.limits);
     if (filter.fromDate) result.fromDate = filter.fromDate;
     if (filter.toDate) result.toDate = filter.toDate;

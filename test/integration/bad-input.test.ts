@@ -101,8 +101,15 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
       ["a parameter given twice", "limit=5&limit=10", /^limit is given more than once/],
       ["an unknown parameter", "page=2", /^page is not a query parameter/],
       ["a thread_id that is not an id", "thread_id=abc", /^thread_id must be a thread id/],
+      ["a type no memory can have (NUL)", "type=%00", /^type must be a short lowercase word/],
+      ["a type no memory can have (punctuation)", "type=a%20b", /^type must be a short lowercase word/],
     ])("%s", async (_name, query, message) => {
       expectError(await user.api.get(`/api/v1/memory?${query}`), 400, "VALIDATION_ERROR", message);
+    });
+
+    it("search checks its type filter by the same rule", async () => {
+      const res = await user.api.get("/api/v1/memory/search?query=target&type=%00");
+      expectError(res, 400, "VALIDATION_ERROR", /^type must be a short lowercase word/);
     });
   });
 
