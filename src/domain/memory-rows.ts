@@ -14,7 +14,7 @@ export interface NewMemory extends MemoryValues {
 }
 
 /** Every column but the embedding, named as Prisma names them. */
-const RETURNED = `id, user_id AS "userId", content, data, type, tags, metadata, thread_id AS "threadId",
+export const MEMORY_COLUMNS = `id, user_id AS "userId", content, data, type, tags, metadata, thread_id AS "threadId",
   is_archived AS "isArchived", workspace_id AS "workspaceId", legacy_user_id AS "legacyUserId", embedder,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
@@ -54,7 +54,7 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
        SELECT id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
               legacy_user_id, embedding, embedder, $7, now(), now()
          FROM x ORDER BY n
-       RETURNING ${RETURNED}),
+       RETURNING ${MEMORY_COLUMNS}),
      t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m),
      terms AS (${insertTermsSql(3)})
      SELECT * FROM m`,

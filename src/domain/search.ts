@@ -8,6 +8,7 @@ import type { VectorFilter, VectorHit } from "../vectors/vector-index.ts";
 import type { Indexer } from "./indexer.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
 import { checkContentText, checkTags, checkType } from "./memory-input.ts";
+import { MEMORY_COLUMNS } from "./memory-rows.ts";
 import { checkPage } from "./paging.ts";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -98,12 +99,15 @@ export class SearchService {
     // The ids by primary key first, then the filter. Given user_id and the ids in one WHERE, PostgreSQL 18
     // prefers a skip scan of (user_id, created_at, id), which visits every distinct created_at of the user:
     // ~10 ms at 100k batch-created memories against ~0.5 ms for 20 key lookups.
+    // Rows GraphQL reads no relation of are read here whole; others through Prisma, which loads relations.
+    const plain = !memoryQuery.include && Object.values(memoryQuery.select ?? {}).every((field) => field === true);
     const params: unknown[] = [[...ids]];
-    const passing = await this.db.sql.query<{ id: string }>(
+    const passing = await this.db.sql.query<Omit<Memory, "embedding">>(
       `WITH hit AS MATERIALIZED (SELECT * FROM memories WHERE id = ANY($1::uuid[]))
-       SELECT id FROM hit WHERE ${filterConditions(filter, params)}`,
+       SELECT ${plain ? MEMORY_COLUMNS : "id"} FROM hit WHERE ${filterConditions(filter, params)}`,
       params,
     );
+    if (plain) return new Map(passing.map((row) => [row.id, { ...row, embedding: null }]));
     if (passing.length === 0) return new Map();
     const where: Prisma.MemoryWhereInput = { id: { in: passing.map((row) => row.id) } };
     const rows = await this.db.prisma.memory.findMany({ ...selecting(memoryQuery, "id"), where });

@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Logger } from "../../src/logger.ts";
+import { UsearchIndex } from "../../src/vectors/usearch.ts";
+import type { VectorFilter, VectorPoint } from "../../src/vectors/vector-index.ts";
+
+// The embedded index answers a filter three ways (the graph, an exact scan of a type's rows, an exact scan of
+// a tag's or thread's rows copied together); whichever it takes, the answer must be the true nearest points
+// that pass, through updates that move points between types and tags, deletes that free keys for reuse, and a
+// save and reload.
+
+const EMBEDDER = "test-embedder";
+const DIMENSIONS = 32;
+const USER = "00000000-0000-4000-8000-000000000001";
+const OTHER_USER = "00000000-0000-4000-8000-000000000002";
+const TYPES = ["observation", "preference", "task"];
+const TAGS = ["red", "green", "blue", "rare"];
+const THREAD = "00000000-0000-4000-8000-0000000000aa";
+
+const silent = { warn() {}, info() {}, error() {}, debug() {} } as unknown as Logger;
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** mulberry32, seeded: the same points on every run. */
+function rng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function unit(random: () => number): Float32Array {
+  const v = Float32Array.from({ length: DIMENSIONS }, () => random() * 2 - 1);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+function point(random: () => number, i: number, userId = USER): VectorPoint {
+  return {
+    id: `00000000-0000-4000-9000-${String(i).padStart(12, "0")}`,
+    userId,
+    vector: unit(random),
+    type: TYPES[i % TYPES.length]!,
+    // "rare" on one point in 50: a tag filter narrow enough for the copied-rows scan
+    tags: i % 50 === 0 ? ["rare"] : [TAGS[i % 3]!],
+    threadId: i % 40 === 0 ? THREAD : null,
+    isArchived: i % 97 === 0,
+    createdAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
+    version: 1,
+  };
+}
+
+function passes(p: VectorPoint, f: VectorFilter): boolean {
+  if (p.userId !== f.userId || p.isArchived) return false;
+  if (f.type !== undefined && p.type !== f.type) return false;
+  if (f.threadId !== undefined && p.threadId !== f.threadId) return false;
+  if (f.fromDate && p.createdAt < f.fromDate) return false;
+  if (f.toDate && p.createdAt > f.toDate) return false;
+  return !f.tags || f.tags.every((tag) => p.tags.includes(tag));
+}
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+
+const FILTERS: [string, Omit<VectorFilter, "userId">][] = [
+  ["no filter (the graph)", {}],
+  ["a type (its rows, scanned)", { type: "preference" }],
+  ["a type and a common tag", { type: "task", tags: ["red"] }],
+  ["a rare tag (rows copied together)", { tags: ["rare"] }],
+  ["a thread", { threadId: THREAD }],
+  ["a date range", { fromDate: new Date(Date.UTC(2026, 0, 1, 10)), toDate: new Date(Date.UTC(2026, 0, 1, 30)) }],
+  ["a type nobody has", { type: "journal" }],
+];
+
+/** The index's top 10 are the true top 10 of the points that pass, up to int8/f16 rounding of scores. */
+async function expectTrueNearest(index: UsearchIndex, live: Map<string, VectorPoint>, random: () => number) {
+  for (const [name, narrowing] of FILTERS) {
+    const filter = { userId: USER, ...narrowing };
+    for (let q = 0; q < 5; q++) {
+      const query = unit(random);
+      const truth = [...live.values()]
+        .filter((p) => passes(p, filter))
+        .map((p) => ({ id: p.id, score: dot(p.vector, query) }))
+        .sort((a, b) => b.score - a.score);
+      const hits = await index.search(EMBEDDER, query, filter, 10);
+      expect(hits.length, name).toBe(Math.min(10, truth.length));
+      const trueScore = new Map(truth.map((t) => [t.id, t.score]));
+      const tenth = truth[Math.min(9, truth.length - 1)]?.score ?? 0;
+      for (const hit of hits) {
+        expect(trueScore.has(hit.id), `${name}: ${hit.id} does not pass`).toBe(true);
+        expect(trueScore.get(hit.id)!, name).toBeGreaterThanOrEqual(tenth - 0.02);
+        expect(hit.score, name).toBeCloseTo(trueScore.get(hit.id)!, 1);
+      }
+    }
+  }
+}
+
+describe("UsearchIndex", () => {
+  it("answers every kind of filter with the true nearest points, through updates, deletes and a reload", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
+    dirs.push(dir);
+    const random = rng(42);
+    const index = (await UsearchIndex.open(dir, silent))!;
+    await index.ensure(EMBEDDER, DIMENSIONS);
+    const live = new Map<string, VectorPoint>();
+    const points = Array.from({ length: 3000 }, (_, i) => point(random, i));
+    for (let i = 0; i < points.length; i += 100) await index.upsert(EMBEDDER, points.slice(i, i + 100));
+    points.forEach((p) => live.set(p.id, p));
+    // another user's points sit next to the same queries and must never be answered
+    const others = Array.from({ length: 200 }, (_, i) => point(random, 50_000 + i, OTHER_USER));
+    await index.upsert(EMBEDDER, others);
+    await expectTrueNearest(index, live, random);
+
+    // moves between types and tags, new vectors, deletes, then new points that reuse the freed keys
+    const moved = points.slice(0, 600).map((p, i) => ({
+      ...p,
+      vector: unit(random),
+      type: TYPES[(i + 1) % TYPES.length]!,
+      tags: i % 7 === 0 ? ["rare", "blue"] : [],
+      version: 2,
+    }));
+    await index.upsert(EMBEDDER, moved);
+    moved.forEach((p) => live.set(p.id, p));
+    const deleted = points.slice(1000, 1500).map((p) => p.id);
+    await index.delete(EMBEDDER, deleted);
+    deleted.forEach((id) => live.delete(id));
+    const added = Array.from({ length: 400 }, (_, i) => point(random, 10_000 + i));
+    await index.upsert(EMBEDDER, added);
+    added.forEach((p) => live.set(p.id, p));
+    expect(await index.count(EMBEDDER)).toBe(live.size + 200);
+    await expectTrueNearest(index, live, random);
+
+    await index.close();
+    const reopened = (await UsearchIndex.open(dir, silent))!;
+    await reopened.ensure(EMBEDDER, DIMENSIONS);
+    expect(await reopened.count(EMBEDDER)).toBe(live.size + 200);
+    await expectTrueNearest(reopened, live, random);
+    const versions = new Map([...live.values(), ...others].map((p) => [p.id, p.version]));
+    expect(reopened.reconcile(EMBEDDER, versions)).toEqual({ stale: [], extra: [] });
+    await reopened.close();
+  });
+});
