@@ -13,9 +13,10 @@ type Queryable = Pick<PGlite, "query" | "exec">;
 const BYTEA = 17;
 
 /**
- * bytea in PostgreSQL's hex text form, through Node's native hex codec. PGlite's own codec goes byte by byte
- * (a string and a parseInt per byte): ~0.5 ms to read one 512-dimension embedding, which made reading back a
- * batch of 100 for the index cost ~50 ms and an exact scan of 100k memories most of a minute.
+ * bytea read in PostgreSQL's hex text form through Node's native hex codec (PGlite's own codec goes byte by
+ * byte: a string and a parseInt per byte, ~0.5 ms for one 512-dimension embedding), and written in binary
+ * form, which PGlite sends for a Uint8Array as it is. A bytea[] parameter is not supported (the array
+ * serializer wants text): pass byte strings packed into one (see packed-bytes.ts).
  */
 const byteaCodec = {
   parsers: {
@@ -23,10 +24,12 @@ const byteaCodec = {
     [BYTEA]: (text: string): Uint8Array => new Uint8Array(Buffer.from(text.slice(2), "hex")),
   },
   serializers: {
-    [BYTEA]: (value: unknown): string => {
+    // typed as returning text, but PGlite's protocol writer (node-postgres's) sends a byte view as a binary
+    // parameter (test/integration/packed-bytes.test.ts checks the round trip)
+    [BYTEA]: ((value: unknown): Uint8Array => {
       if (!(value instanceof Uint8Array)) throw new Error("Invalid input for bytea type");
-      return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")}`;
-    },
+      return value;
+    }) as unknown as (value: unknown) => string,
   },
 };
 

@@ -1,4 +1,5 @@
 import type { Database } from "../db/database.ts";
+import { packBytes, unpackSql } from "../db/packed-bytes.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import type { Logger } from "../logger.ts";
 import { bytesToVector, vectorToBytes } from "../vectors/codec.ts";
@@ -251,11 +252,12 @@ export class Indexer {
       row.embedding = vectorToBytes(vectors[i]!);
       row.embedder = this.embedder.id;
     });
+    const embeddings = packBytes(rows.map((r) => r.embedding));
     await this.db.sql.query(
-      `UPDATE memories m SET embedding = x.embedding, embedder = $4
-         FROM unnest($1::uuid[], $2::bytea[], $3::timestamptz[]) AS x(id, embedding, updated_at)
+      `UPDATE memories m SET embedding = ${unpackSql("$5::bytea", "x.at", "x.len")}, embedder = $6
+         FROM unnest($1::uuid[], $2::int[], $3::int[], $4::timestamptz[]) AS x(id, at, len, updated_at)
         WHERE m.id = x.id AND m.updated_at = x.updated_at`,
-      [rows.map((r) => r.id), rows.map((r) => r.embedding), rows.map((r) => r.updatedAt.toISOString()), this.embedder.id],
+      [rows.map((r) => r.id), embeddings.at, embeddings.len, rows.map((r) => r.updatedAt.toISOString()), embeddings.blob, this.embedder.id],
     );
   }
 

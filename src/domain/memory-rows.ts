@@ -1,4 +1,5 @@
 import type { Database, Sql } from "../db/database.ts";
+import { packBytes, unpackSql } from "../db/packed-bytes.ts";
 import type { Memory } from "../generated/prisma/client.ts";
 import { insertTermsSql, LEXICAL_VERSION, termParams, termRows } from "./lexical.ts";
 import type { MemoryValues } from "./memory-input.ts";
@@ -26,8 +27,11 @@ export const MEMORY_COLUMNS = `id, user_id AS "userId", content, data, type, tag
  */
 export async function insertMemories(db: Database, memories: readonly NewMemory[]): Promise<Memory[]> {
   if (memories.length === 0) return [];
+  const embeddings = packBytes(memories.map((m) => m.embedding));
   const rows = memories.map((m, i) => ({
-    n: i + 1, // pairs the row with its embedding, which travels apart as binary
+    n: i + 1,
+    at: embeddings.at[i],
+    len: embeddings.len[i],
     id: m.id,
     user_id: m.userId,
     content: m.content,
@@ -43,11 +47,10 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
   }));
   const inserted = await db.sql.query<Omit<Memory, "embedding">>(
     `WITH x AS (
-       SELECT r.*, e.embedding
-         FROM jsonb_to_recordset($1::jsonb) AS r(n bigint, id uuid, user_id uuid, content text, data jsonb,
-                type text, tags text[], metadata jsonb, thread_id uuid, is_archived boolean, workspace_id text,
-                legacy_user_id text, embedder text)
-         JOIN unnest($2::bytea[]) WITH ORDINALITY AS e(embedding, n) USING (n)),
+       SELECT r.*, ${unpackSql("$2::bytea", "r.at", "r.len")} AS embedding
+         FROM jsonb_to_recordset($1::jsonb) AS r(n bigint, at int, len int, id uuid, user_id uuid, content text,
+                data jsonb, type text, tags text[], metadata jsonb, thread_id uuid, is_archived boolean,
+                workspace_id text, legacy_user_id text, embedder text)),
      m AS (
        INSERT INTO memories (id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
                              legacy_user_id, embedding, embedder, lexical_version, created_at, updated_at)
@@ -58,7 +61,7 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
      t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m),
      terms AS (${insertTermsSql(3)})
      SELECT * FROM m`,
-    [JSON.stringify(rows), memories.map((m) => m.embedding), ...termParams(termRows(memories)), LEXICAL_VERSION],
+    [JSON.stringify(rows), embeddings.blob, ...termParams(termRows(memories)), LEXICAL_VERSION],
   );
   const byId = new Map(inserted.map((row) => [row.id, row]));
   // the embedding is left out of what callers get; Prisma's Memory type has it, so it is said to be null
