@@ -8,6 +8,19 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 let lastMs = 0;
 let counter = 0;
 
+// random bytes drawn 4 KB at a time: one randomBytes call per id cost a 100-memory batch ~0.8 ms
+const POOL_BYTES = 4096;
+let pool = randomBytes(POOL_BYTES);
+let used = 0;
+
+function random16(): Buffer {
+  if (used + 16 > POOL_BYTES) {
+    pool = randomBytes(POOL_BYTES);
+    used = 0;
+  }
+  return pool.subarray(used, (used += 16));
+}
+
 /**
  * A UUID version 7 (RFC 9562): a millisecond timestamp, a 12-bit counter, then random bits. Ids made by this
  * process increase strictly, even within a millisecond (the counter), so id order is creation order: thread
@@ -23,7 +36,7 @@ export function newId(now = Date.now()): string {
     lastMs++;
     counter = 0;
   }
-  const bytes = randomBytes(16);
+  const bytes = random16();
   bytes.writeUIntBE(lastMs, 0, 6);
   bytes[6] = 0x70 | (counter >> 8);
   bytes[7] = counter & 0xff;

@@ -44,9 +44,13 @@ const INDEX_COLUMNS = `m.id, m.user_id AS "userId", m.content, m.embedding, m.em
   m.thread_id AS "threadId", m.is_archived AS "isArchived", m.created_at AS "createdAt", m.updated_at AS "updatedAt"`;
 
 /** The memories with these ids as they are now (the missing ones are deleted). */
-export function loadIndexRows(db: Database, ids: readonly string[]): Promise<IndexRow[]> {
+export async function loadIndexRows(db: Database, ids: readonly string[]): Promise<IndexRow[]> {
+  if (ids.length === 0) return [];
   return db.sql.query<IndexRow>(`SELECT ${INDEX_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[])`, [ids]);
 }
+
+/** Memories a writer has just inserted, as inserted, each with the index task queued with it. */
+export type FreshRows = ReadonlyMap<string, { taskId: string; row: IndexRow }>;
 
 /** A page of every memory, in id order, for rebuilds. */
 export function pageIndexRows(db: Database, after: string | undefined, limit: number): Promise<IndexRow[]> {
@@ -94,15 +98,19 @@ export class Indexer {
     return vector ? { embedding: vectorToBytes(vector), embedder: this.embedder.id } : { embedding: null, embedder: null };
   }
 
-  /** Applies the tasks queued for these memories, after the transaction that queued them committed. */
-  flush(memoryIds: readonly string[]): Promise<void> {
+  /**
+   * Applies the tasks queued for these memories, after the transaction that queued them committed. `fresh`:
+   * memories that transaction inserted, which need not be read back (for a batch, ~3 ms of reading its
+   * embeddings) while the task queued with them is their only one, so nothing has changed them since.
+   */
+  flush(memoryIds: readonly string[], fresh?: FreshRows): Promise<void> {
     if (memoryIds.length === 0) return Promise.resolve();
     return this.serially(async () => {
       const tasks = await this.db.sql.query<Task>(
         `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE memory_id = ANY($1::uuid[])`,
         [memoryIds],
       );
-      await this.apply(tasks);
+      await this.apply(tasks, fresh);
     });
   }
 
@@ -174,11 +182,11 @@ export class Indexer {
     return run;
   }
 
-  private async apply(tasks: Task[]): Promise<void> {
+  private async apply(tasks: Task[], fresh?: FreshRows): Promise<void> {
     if (tasks.length === 0) return;
     const memoryIds = [...new Set(tasks.map((task) => task.memoryId))];
     try {
-      const rows = await loadIndexRows(this.db, memoryIds);
+      const rows = await this.currentRows(tasks, memoryIds, fresh);
       const present = new Set(rows.map((row) => row.id));
       const unembedded = await this.embedMissing(rows);
       await this.upsertRows(rows);
@@ -191,6 +199,17 @@ export class Indexer {
       this.logger.warn({ err: error, tasks: tasks.length }, "index write failed; will retry");
       await this.retryLater(tasks, error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /** The memories of these tasks as they are now: fresh rows where nothing else is queued for them, else read. */
+  private async currentRows(tasks: Task[], memoryIds: string[], fresh: FreshRows | undefined): Promise<IndexRow[]> {
+    if (!fresh) return loadIndexRows(this.db, memoryIds);
+    const taskCount = new Map<string, number>();
+    for (const task of tasks) taskCount.set(task.memoryId, (taskCount.get(task.memoryId) ?? 0) + 1);
+    const unchanged = (task: Task) => taskCount.get(task.memoryId) === 1 && fresh.get(task.memoryId)?.taskId === String(task.id);
+    const known = tasks.filter(unchanged).map((task) => fresh.get(task.memoryId)!.row);
+    const read = new Set(known.map((row) => row.id));
+    return [...known, ...(await loadIndexRows(this.db, memoryIds.filter((id) => !read.has(id))))];
   }
 
   /**

@@ -17,41 +17,50 @@ export interface TextOf {
   content: string;
 }
 
-/** memory_terms rows as four parallel arrays, the shape `unnest` takes. */
+/**
+ * memory_terms rows as parallel arrays, the shape `unnest` takes; `of` is the position (from 1) of the row's
+ * memory among those given, so that ids are not sent again with every term.
+ */
 export interface TermRows {
-  memoryIds: string[];
-  userIds: string[];
+  of: number[];
   terms: string[];
   tfs: number[];
 }
 
-export function termRows(memories: readonly TextOf[]): TermRows {
-  const rows: TermRows = { memoryIds: [], userIds: [], terms: [], tfs: [] };
-  for (const memory of memories) {
+export function termRows(memories: readonly { content: string }[]): TermRows {
+  const rows: TermRows = { of: [], terms: [], tfs: [] };
+  memories.forEach((memory, i) => {
     const counts = new Map<string, number>();
     for (const term of tokenize(memory.content)) counts.set(term, (counts.get(term) ?? 0) + 1);
     for (const [term, tf] of counts) {
-      rows.memoryIds.push(memory.id);
-      rows.userIds.push(memory.userId);
+      rows.of.push(i + 1);
       rows.terms.push(term);
       rows.tfs.push(Math.min(tf, MAX_TF));
     }
-  }
+  });
   return rows;
 }
 
-export const termParams = (rows: TermRows): unknown[] => [rows.memoryIds, rows.userIds, rows.terms, rows.tfs];
+export const termParams = (rows: TermRows): unknown[] => [rows.of, rows.terms, rows.tfs];
 
-/** Inserts term rows passed as parameters $first..$first+3 (see termParams). */
-export const insertTermsSql = (first: number) =>
+/**
+ * Inserts term rows passed as parameters $first..$first+2 (see termParams); `memories` names a relation of the
+ * memories they belong to, with columns n (the position), id and user_id.
+ */
+export const insertTermsSql = (first: number, memories: string) =>
   `INSERT INTO memory_terms (memory_id, user_id, term, tf)
-   SELECT * FROM unnest($${first}::uuid[], $${first + 1}::uuid[], $${first + 2}::text[], $${first + 3}::smallint[])`;
+   SELECT m.id, m.user_id, t.term, t.tf
+     FROM unnest($${first}::int[], $${first + 1}::text[], $${first + 2}::smallint[]) AS t(n, term, tf)
+     JOIN ${memories} m USING (n)`;
 
 /** Replaces the terms of memories whose content changed (inside the caller's transaction). */
 export async function rewriteTerms(sql: Sql, memories: readonly TextOf[]): Promise<void> {
   const ids = memories.map((m) => m.id);
   await sql.query("DELETE FROM memory_terms WHERE memory_id = ANY($1::uuid[])", [ids]);
-  await sql.query(insertTermsSql(1), termParams(termRows(memories)));
+  await sql.query(
+    `WITH m AS (SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS m(id, user_id, n)) ${insertTermsSql(3, "m")}`,
+    [ids, memories.map((m) => m.userId), ...termParams(termRows(memories))],
+  );
   await sql.query("UPDATE memories SET lexical_version = $2 WHERE id = ANY($1::uuid[])", [ids, LEXICAL_VERSION]);
 }
 

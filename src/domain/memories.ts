@@ -8,7 +8,7 @@ import { isUuid, newId } from "./ids.ts";
 import type { Indexer } from "./indexer.ts";
 import type { ListTotals } from "./list-totals.ts";
 import { LEXICAL_VERSION, rewriteTerms } from "./lexical.ts";
-import { insertMemories, updateColumns, type MemoryChanges } from "./memory-rows.ts";
+import { freshRows, insertMemories, updateColumns, type MemoryChanges } from "./memory-rows.ts";
 import { checkTags, checkType, completeValues, patchValues, type MemoryInput, type MemoryValues } from "./memory-input.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
 
@@ -140,12 +140,12 @@ export class MemoryService {
     const values = completeValues(input, this.limits);
     await this.checkThread(principal, values.threadId);
     const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
-    const [memory] = await insertMemories(this.db, [
+    const inserted = await insertMemories(this.db, [
       { ...values, ...origin, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vector) },
     ]);
     this.totals.changed(principal.userId);
-    await this.indexer.flush([memory!.id]);
-    return memory!;
+    await this.indexer.flush(inserted.map(({ memory }) => memory.id), freshRows(inserted));
+    return inserted[0]!.memory;
   }
 
   /**
@@ -182,10 +182,10 @@ export class MemoryService {
         ...this.indexer.embeddingColumns(vectors?.[k]),
       })),
     );
-    storable.forEach(({ index }, k) => (results[index] = { success: true, memory: stored[k]! }));
+    storable.forEach(({ index }, k) => (results[index] = { success: true, memory: stored[k]!.memory }));
     if (stored.length) {
       this.totals.changed(principal.userId);
-      await this.indexer.flush(stored.map((memory) => memory.id));
+      await this.indexer.flush(stored.map(({ memory }) => memory.id), freshRows(stored));
     }
     return { results, successful: stored.length, failed: items.length - stored.length };
   }

@@ -2,6 +2,7 @@ import type { Database, Sql } from "../db/database.ts";
 import { packBytes, unpackSql } from "../db/packed-bytes.ts";
 import type { Memory } from "../generated/prisma/client.ts";
 import { insertTermsSql, LEXICAL_VERSION, termParams, termRows } from "./lexical.ts";
+import type { FreshRows } from "./indexer.ts";
 import type { MemoryValues } from "./memory-input.ts";
 
 /** A memory about to be inserted. */
@@ -19,13 +20,20 @@ export const MEMORY_COLUMNS = `id, user_id AS "userId", content, data, type, tag
   is_archived AS "isArchived", workspace_id AS "workspaceId", legacy_user_id AS "legacyUserId", embedder,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
+/** A memory as inserted, with the vector-index task queued for it and the embedding stored with it. */
+export interface InsertedMemory {
+  memory: Memory;
+  taskId: string;
+  embedding: Uint8Array | null;
+}
+
 /**
  * Inserts memories with their lexical terms, and queues their vector-index work, in one statement (so in
  * one transaction), returning the rows.
  * Written in SQL rather than through Prisma because it is the hottest write: Prisma's transaction, insert and
  * read-back cost three times as much on the embedded database.
  */
-export async function insertMemories(db: Database, memories: readonly NewMemory[]): Promise<Memory[]> {
+export async function insertMemories(db: Database, memories: readonly NewMemory[]): Promise<InsertedMemory[]> {
   if (memories.length === 0) return [];
   const embeddings = packBytes(memories.map((m) => m.embedding));
   const rows = memories.map((m, i) => ({
@@ -45,7 +53,7 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
     legacy_user_id: m.legacyUserId ?? null,
     embedder: m.embedder,
   }));
-  const inserted = await db.sql.query<Omit<Memory, "embedding">>(
+  const inserted = await db.sql.query<Omit<Memory, "embedding"> & { taskId: string | bigint }>(
     `WITH x AS (
        SELECT r.*, ${unpackSql("$2::bytea", "r.at", "r.len")} AS embedding
          FROM jsonb_to_recordset($1::jsonb) AS r(n bigint, at int, len int, id uuid, user_id uuid, content text,
@@ -55,17 +63,20 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
        INSERT INTO memories (id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
                              legacy_user_id, embedding, embedder, lexical_version, created_at, updated_at)
        SELECT id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
-              legacy_user_id, embedding, embedder, $7, now(), now()
+              legacy_user_id, embedding, embedder, $6, now(), now()
          FROM x ORDER BY n
        RETURNING ${MEMORY_COLUMNS}),
-     t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m),
-     terms AS (${insertTermsSql(3)})
-     SELECT * FROM m`,
+     t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m RETURNING id, memory_id),
+     terms AS (${insertTermsSql(3, "x")})
+     SELECT m.*, t.id AS "taskId" FROM m JOIN t ON t.memory_id = m.id`,
     [JSON.stringify(rows), embeddings.blob, ...termParams(termRows(memories)), LEXICAL_VERSION],
   );
-  const byId = new Map(inserted.map((row) => [row.id, row]));
-  // the embedding is left out of what callers get; Prisma's Memory type has it, so it is said to be null
-  return memories.map((m) => ({ ...byId.get(m.id)!, embedding: null }));
+  const byId = new Map(inserted.map(({ taskId, ...row }) => [row.id, { row, taskId: String(taskId) }]));
+  return memories.map((m) => {
+    const { row, taskId } = byId.get(m.id)!;
+    // the embedding is left out of the memory callers get; Prisma's Memory type has it, so it is said to be null
+    return { memory: { ...row, embedding: null }, taskId, embedding: m.embedding };
+  });
 }
 
 /** What an update may change: the writable fields, and the columns made from the content. */
@@ -99,4 +110,29 @@ export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges
     sets.push(`${column} = $${params.length}::${type}`);
   }
   await sql.query(`UPDATE memories SET ${sets.join(", ")} WHERE id = $1::uuid`, params);
+}
+
+/** What the indexer needs of memories just inserted, so that it need not read them back. */
+export function freshRows(inserted: readonly InsertedMemory[]): FreshRows {
+  return new Map(
+    inserted.map(({ memory: m, taskId, embedding }) => [
+      m.id,
+      {
+        taskId,
+        row: {
+          id: m.id,
+          userId: m.userId,
+          content: m.content,
+          embedding,
+          embedder: m.embedder,
+          type: m.type,
+          tags: m.tags,
+          threadId: m.threadId,
+          isArchived: m.isArchived,
+          createdAt: m.createdAt,
+          updatedAt: m.updatedAt,
+        },
+      },
+    ]),
+  );
 }
