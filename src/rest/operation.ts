@@ -34,9 +34,14 @@ export class Operation<TData> {
     this.definition = definition;
   }
 
-  async run(schema: GraphQLSchema, context: Context, variables: Record<string, unknown> = {}): Promise<TData> {
+  run(schema: GraphQLSchema, context: Context, variables: Record<string, unknown> = {}): Promise<TData> {
     this.ensureValid(schema);
-    const variableValues = this.coerce(schema, variables);
+    return this.runCoerced(schema, context, this.coerce(schema, variables));
+  }
+
+  /** `run` for variables the caller has coerced already (with `coerceValue`, to report on each part alone). */
+  async runCoerced(schema: GraphQLSchema, context: Context, variableValues: Record<string, unknown>): Promise<TData> {
+    this.ensureValid(schema);
     const result = await execute({ schema, document: this.document, contextValue: context, variableValues });
     if (result.errors?.length) throw appErrorOf(result.errors[0]!);
     return result.data as TData;

@@ -58,7 +58,7 @@ export const batch: RestHandler = async ({ query, body, schema, context }) => {
     }
   });
   if (wellFormed.length) {
-    const { batchCreateMemories: done } = await batchCreate.run(schema, context, { items: wellFormed.map((w) => w.input) });
+    const { batchCreateMemories: done } = await batchCreate.runCoerced(schema, context, { items: wellFormed.map((w) => w.input) });
     done.results.forEach((result, k) => {
       const { index } = wellFormed[k]!;
       results[index] = result.success
