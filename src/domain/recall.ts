@@ -128,20 +128,31 @@ export class RecallService {
     memoryQuery: MemoryQuery,
   ): Promise<RecalledMemory[]> {
     const topic = tokenize(text).filter((term) => !PROFILE_WORDS.has(term));
-    const preferences = await this.db.prisma.memory.findMany({
-      ...selecting(memoryQuery, "id"),
-      where: { userId: principal.userId, type: "preference", isArchived: false },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      take: topic.length ? undefined : limit,
-    });
-    if (topic.length === 0 || preferences.length === 0) return preferences.map((memory) => ({ memory, relevance: 1 }));
-    const { hits } = await this.hybrid(principal, topic.join(" "), threadId);
-    const ranked = hits.filter((hit) => preferences.some((p) => p.id === hit.id));
-    const byId = new Map(preferences.map((p) => [p.id, p]));
-    const relevant = ranked.map((hit) => ({ memory: byId.get(hit.id)!, relevance: hit.relevance }));
-    // preferences the topic does not touch still answer the question, after the ones it does
-    const rest = preferences.filter((p) => !ranked.some((hit) => hit.id === p.id)).map((memory) => ({ memory, relevance: 0 }));
-    return [...relevant, ...rest].slice(0, limit);
+    const preferences = { userId: principal.userId, type: "preference", isArchived: false };
+    // preferences the topic touches, in the order of the hybrid ranking, read by id rather than all of them
+    const hits = topic.length ? (await this.hybrid(principal, topic.join(" "), threadId)).hits : [];
+    const touched = hits.length
+      ? await this.db.prisma.memory.findMany({
+          ...selecting(memoryQuery, "id"),
+          where: { ...preferences, id: { in: hits.map((hit) => hit.id) } },
+        })
+      : [];
+    const byId = new Map(touched.map((memory) => [memory.id, memory]));
+    const relevant = hits.filter((hit) => byId.has(hit.id)).slice(0, limit);
+    // preferences the topic does not touch still answer the question, newest first, after the ones it does
+    const rest =
+      relevant.length < limit
+        ? await this.db.prisma.memory.findMany({
+            ...selecting(memoryQuery, "id"),
+            where: { ...preferences, id: { notIn: relevant.map((hit) => hit.id) } },
+            orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+            take: limit - relevant.length,
+          })
+        : [];
+    return [
+      ...relevant.map((hit) => ({ memory: byId.get(hit.id)!, relevance: hit.relevance })),
+      ...rest.map((memory) => ({ memory, relevance: topic.length ? 0 : 1 })),
+    ];
   }
 
   private async load(

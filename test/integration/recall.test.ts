@@ -67,6 +67,12 @@ describe.skipIf(databaseUnavailable())("recall", () => {
       const found = await recall({ query: "what food do I like?" });
       expect(found.query_type).toBe("profile");
       expect(found.results[0]?.content).toBe("Loves spicy Sichuan food");
+      // the other preferences still answer it, after; nothing that is not a preference does
+      expect(found.results.slice(1).map((r) => r.content).sort()).toEqual([
+        "Enjoys jazz, especially Coltrane",
+        "Prefers window seats on trains",
+      ]);
+      expect(found.results[0]!.relevance).toBeGreaterThan(found.results[1]!.relevance);
     });
 
     it("is not taken for questions about someone else", async () => {
