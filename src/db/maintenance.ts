@@ -7,11 +7,16 @@ const ANALYZE_THRESHOLD = 50;
 const ANALYZE_SCALE = 0.1;
 const VACUUM_THRESHOLD = 50;
 const VACUUM_SCALE = 0.2;
+// and for tables that only grow (memories, memory_terms): vacuuming them sets the visibility bits that let
+// counts and BM25's document frequencies read the index alone (recall's feedback query: 31 -> 5 ms at 10k)
+const INSERT_VACUUM_THRESHOLD = 1_000;
+const INSERT_VACUUM_SCALE = 0.2;
 
 interface TableStats {
   name: string;
   live: number;
   dead: number;
+  inserted: number;
   modified: number;
 }
 
@@ -20,9 +25,9 @@ interface TableStats {
  * statistics of a table as it was when last analysed (an empty table plans very differently from a full one),
  * and dead rows and unset visibility bits slow every count. So this does autovacuum's job for the embedded
  * database: every few seconds it reads the tables' change counters and analyses or vacuums the tables that
- * crossed autovacuum's default thresholds.
+ * crossed autovacuum's default thresholds (for dead, changed and inserted rows).
  */
-export function startMaintenance(sql: Sql, logger: Logger): { stop(): Promise<void> } {
+export function startMaintenance(sql: Sql, logger: Logger, checkEveryMs = CHECK_EVERY_MS): { stop(): Promise<void> } {
   let running: Promise<void> | undefined;
   const check = async () => {
     try {
@@ -30,17 +35,19 @@ export function startMaintenance(sql: Sql, logger: Logger): { stop(): Promise<vo
       await sql.query("SELECT pg_stat_force_next_flush()");
       const tables = await sql.query<TableStats>(
         `SELECT format('%I.%I', schemaname, relname) AS name, n_live_tup::float8 AS live, n_dead_tup::float8 AS dead,
-                n_mod_since_analyze::float8 AS modified
+                n_ins_since_vacuum::float8 AS inserted, n_mod_since_analyze::float8 AS modified
            FROM pg_stat_user_tables`,
       );
       for (const table of tables) {
-        const vacuum = table.dead > VACUUM_THRESHOLD + VACUUM_SCALE * table.live;
+        const vacuum =
+          table.dead > VACUUM_THRESHOLD + VACUUM_SCALE * table.live ||
+          table.inserted > INSERT_VACUUM_THRESHOLD + INSERT_VACUUM_SCALE * table.live;
         const analyze = table.modified > ANALYZE_THRESHOLD + ANALYZE_SCALE * table.live;
         if (!vacuum && !analyze) continue;
         const started = performance.now();
-        await sql.exec(`${vacuum ? "VACUUM (ANALYZE)" : "ANALYZE"} ${table.name}`);
+        await sql.exec(`${vacuum && analyze ? "VACUUM (ANALYZE)" : vacuum ? "VACUUM" : "ANALYZE"} ${table.name}`);
         logger.debug(
-          { table: table.name, vacuum, ms: Math.round(performance.now() - started) },
+          { table: table.name, vacuum, analyze, ms: Math.round(performance.now() - started) },
           "maintained a table of the embedded database",
         );
       }
@@ -52,7 +59,7 @@ export function startMaintenance(sql: Sql, logger: Logger): { stop(): Promise<vo
   };
   const timer = setInterval(() => {
     running ??= check();
-  }, CHECK_EVERY_MS);
+  }, checkEveryMs);
   timer.unref();
   return {
     async stop() {

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../src/db/database.ts";
+import { startMaintenance } from "../../src/db/maintenance.ts";
+import { openPGlite } from "../../src/db/pglite.ts";
+import { newId } from "../../src/domain/ids.ts";
+import { insertMemories } from "../../src/domain/memory-rows.ts";
+import { createLogger } from "../../src/logger.ts";
+import { databaseUnderTest } from "../support/server.ts";
+
+// PGlite has no autovacuum; the service's maintenance stands in for it (PostgreSQL has its own)
+describe.skipIf(databaseUnderTest() !== "pglite")("embedded database maintenance", () => {
+  let db: Database;
+  let userId: string;
+  beforeAll(async () => {
+    db = await openPGlite("memory://");
+    [{ id: userId }] = (await db.sql.query<{ id: string }>(
+      "INSERT INTO users (id, handle) VALUES (gen_random_uuid(), 'maintenance') RETURNING id",
+    )) as [{ id: string }];
+  });
+  afterAll(() => db?.close());
+
+  it("vacuums tables that only grew, so that counts read the index alone", async () => {
+    for (let batch = 0; batch < 12; batch++) {
+      await insertMemories(
+        db,
+        Array.from({ length: 100 }, (_, i) => ({
+          id: newId(), userId, content: `note ${batch} ${i} about the garden shed and the red bicycle`,
+          data: null, type: "note", tags: [], metadata: {}, threadId: null, isArchived: false, embedding: null, embedder: null,
+        })),
+      );
+    }
+    const heapFetches = async () => {
+      const plan = await db.sql.query<{ "QUERY PLAN": string }>(
+        "EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM memory_terms WHERE user_id = $1::uuid AND term = 'garden'",
+        [userId],
+      );
+      const line = plan.map((row) => row["QUERY PLAN"]).find((text) => text.includes("Heap Fetches"));
+      return line ? Number(/Heap Fetches: (\d+)/.exec(line)![1]) : undefined;
+    };
+    await db.sql.exec("SET enable_seqscan = off; SET enable_bitmapscan = off");
+    expect(await heapFetches()).toBeGreaterThan(0);
+
+    const maintenance = startMaintenance(db.sql, createLogger("silent"), 50);
+    try {
+      for (let waited = 0; waited < 10_000 && (await heapFetches()) !== 0; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await maintenance.stop();
+    }
+    expect(await heapFetches()).toBe(0);
+  });
+});
