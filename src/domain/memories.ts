@@ -8,7 +8,7 @@ import { isUuid, newId } from "./ids.ts";
 import type { Indexer } from "./indexer.ts";
 import type { ListTotals } from "./list-totals.ts";
 import { LEXICAL_VERSION, rewriteTerms } from "./lexical.ts";
-import { freshRows, insertMemories, updateColumns, type MemoryChanges } from "./memory-rows.ts";
+import { insertMemories, updateColumns, type MemoryChanges } from "./memory-rows.ts";
 import { checkTags, checkType, completeValues, patchValues, type MemoryInput, type MemoryValues } from "./memory-input.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
 
@@ -140,12 +140,10 @@ export class MemoryService {
     const values = completeValues(input, this.limits);
     await this.checkThread(principal, values.threadId);
     const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
-    const inserted = await insertMemories(this.db, [
-      { ...values, ...origin, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vector) },
-    ]);
+    const row = { ...values, ...origin, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vector) };
+    const [inserted] = await this.indexer.insertAndIndex(() => insertMemories(this.db, [row]));
     this.totals.changed(principal.userId);
-    await this.indexer.flush(inserted.map(({ memory }) => memory.id), freshRows(inserted));
-    return inserted[0]!.memory;
+    return inserted!.memory;
   }
 
   /**
@@ -173,20 +171,15 @@ export class MemoryService {
       return false;
     });
     const vectors = await this.indexer.embedForWrite(storable.map((v) => v.values.content));
-    const stored = await insertMemories(
-      this.db,
-      storable.map(({ values }, k) => ({
-        ...values,
-        id: newId(),
-        userId: principal.userId,
-        ...this.indexer.embeddingColumns(vectors?.[k]),
-      })),
-    );
+    const rows = storable.map(({ values }, k) => ({
+      ...values,
+      id: newId(),
+      userId: principal.userId,
+      ...this.indexer.embeddingColumns(vectors?.[k]),
+    }));
+    const stored = rows.length ? await this.indexer.insertAndIndex(() => insertMemories(this.db, rows)) : [];
     storable.forEach(({ index }, k) => (results[index] = { success: true, memory: stored[k]!.memory }));
-    if (stored.length) {
-      this.totals.changed(principal.userId);
-      await this.indexer.flush(stored.map(({ memory }) => memory.id), freshRows(stored));
-    }
+    if (stored.length) this.totals.changed(principal.userId);
     return { results, successful: stored.length, failed: items.length - stored.length };
   }
 

@@ -68,6 +68,23 @@ describe.skipIf(databaseUnavailable())("indexing memories from the rows just ins
     expect(upsertsOf(id).map((p) => p.type)).toEqual(["task"]);
   });
 
+  it("leaves a write that lands between the insert and its indexing to that write's own flush", async () => {
+    const { indexer, db } = server.app.services;
+    let id = "";
+    await indexer.insertAndIndex(async () => {
+      const inserted = await insertUnflushed("water the ficus on Sundays");
+      id = inserted[0]!.memory.id;
+      await db.sql.transaction(async (sql) => {
+        await sql.query("UPDATE memories SET type = 'task', updated_at = now() + interval '1 second' WHERE id = $1", [id]);
+        await sql.query("INSERT INTO index_tasks (memory_id, user_id) VALUES ($1, $2)", [id, user.userId]);
+      });
+      return inserted;
+    });
+    await indexer.flush([id]);
+    expect(upsertsOf(id).at(-1)?.type).toBe("task");
+    expect(await db.sql.query("SELECT 1 FROM index_tasks WHERE memory_id = $1", [id])).toEqual([]);
+  });
+
   it("leaves out a memory deleted (and unindexed) before the insert's flush ran", async () => {
     const inserted = await insertUnflushed("the neighbour's cat is called Biscuit");
     const id = inserted[0]!.memory.id;
