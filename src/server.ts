@@ -18,7 +18,7 @@ import { MIGRATION_GUIDE } from "./http/pages/migration.ts";
 import type { RateLimit } from "./http/rate-limit.ts";
 import { readiness } from "./http/readiness.ts";
 import { requestIdOf } from "./http/request-id.ts";
-import { graphqlErrorReply, jsonReply, restErrorReply, send, sendJson, type Reply } from "./http/respond.ts";
+import { graphqlErrorReply, jsonReply, requireReadMethod, restErrorReply, send, sendJson, type Reply } from "./http/respond.ts";
 import { createSecurityHeaders } from "./http/security-headers.ts";
 import type { Logger } from "./logger.ts";
 import { restMessage } from "./rest/field-names.ts";
@@ -43,6 +43,8 @@ export interface HttpServer {
 }
 
 const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+/** Paths the server answers itself, read-only (the docs and the dashboard check their methods on their own). */
+const SERVICE_PATHS = new Set(["/healthz", "/readyz", "/metrics", "/docs/migration"]);
 
 /** One process serves GraphQL at /graphql, the REST routes, /healthz and the documentation pages. */
 export function createHttpServer(deps: HttpDeps): HttpServer {
@@ -182,6 +184,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
         return;
       }
       route = path === "/dashboard" || path.startsWith("/dashboard/") ? "/dashboard" : path;
+      if (SERVICE_PATHS.has(path)) requireReadMethod(req.method, path);
       if (path === "/healthz") return sendJson(res, 200, { status: "ok" });
       if (path === "/readyz") {
         if (draining) return sendJson(res, 503, { status: "draining" });

@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import type { Config } from "../config.ts";
-import { AppError } from "../errors.ts";
 import type { Router } from "../rest/router.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { REFERENCE_CSP, referencePage } from "./pages/reference/page.ts";
-import { jsonReply, type Reply } from "./respond.ts";
+import { jsonReply, requireReadMethod, type Reply } from "./respond.ts";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
@@ -20,9 +19,7 @@ export function createApiDocs(router: Router, config: Config): (req: IncomingMes
   const document = () => openApiDocument(router.list(), config, VERSION);
   return (req, path) => {
     if (path !== "/openapi.json" && path !== "/docs") return undefined;
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      throw new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${path}`, { headers: { allow: "GET, HEAD" } });
-    }
+    requireReadMethod(req.method, path);
     if (path === "/openapi.json") return (json ??= jsonReply(200, document()));
     return (page ??= {
       status: 200,

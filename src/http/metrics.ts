@@ -15,6 +15,8 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
  * a client inventing names cannot grow the exposition (and the server's memory) without end.
  */
 const MAX_OPERATION_NAMES = 200;
+/** A name is a label only up to 64 characters (GraphQL sets no limit); longer ones count as "other". */
+const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
 /** From a cached lookup (1 ms) to a slow remote embedder (10 s). */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -96,7 +98,9 @@ export class Metrics implements Instrumentation {
   }
 
   observeOperation(name: string, type: string, seconds: number): void {
-    if (this.operationNames.size < MAX_OPERATION_NAMES) this.operationNames.add(name);
+    // GraphQL puts no limit on a name's length: a client could otherwise make every scrape megabytes long
+    const labelled = OPERATION_NAME.test(name);
+    if (labelled && this.operationNames.size < MAX_OPERATION_NAMES) this.operationNames.add(name);
     const labels = { operation: this.operationNames.has(name) ? name : "other", type };
     this.operations.inc(labels);
     this.operationSeconds.observe(labels, seconds);

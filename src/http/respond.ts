@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { AppError } from "../errors.ts";
+import { AppError } from "../errors.ts";
 
 /** A whole response, before it is sent (so that an idempotent request's can be stored and replayed). */
 export interface Reply {
@@ -39,3 +39,10 @@ export const sendJson = (res: ServerResponse, status: number, body: unknown, hea
 
 export const sendError = (res: ServerResponse, error: AppError, message = error.message) =>
   send(res, restErrorReply(error, message));
+
+/** Pages and service paths are read-only: any method but GET and HEAD is a 405 naming the two. */
+export function requireReadMethod(method: string | undefined, path: string): void {
+  if (method !== "GET" && method !== "HEAD") {
+    throw new AppError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}`, { headers: { allow: "GET, HEAD" } });
+  }
+}

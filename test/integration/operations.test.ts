@@ -176,6 +176,18 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
     });
   });
 
+  it("answers 405 with Allow: GET, HEAD to any other method on /healthz, /readyz, /metrics and /docs/migration", async () => {
+    for (const path of ["/healthz", "/readyz", "/metrics", "/docs/migration"]) {
+      for (const method of ["POST", "DELETE", "PUT"]) {
+        const res = await anonymous.request(method, path);
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get("allow")).toBe("GET, HEAD");
+        expect(res.body.error.code).toBe("METHOD_NOT_ALLOWED");
+      }
+      expect((await anonymous.request("HEAD", path)).status, `HEAD ${path}`).toBe(200);
+    }
+  });
+
   describe("/metrics", () => {
     it("counts a REST request under its route pattern, never its raw path, after it is made", async () => {
       const created = await user.api.post("/api/v1/memory", { content: "metrics: the kettle is in the left cupboard" });
@@ -205,6 +217,15 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
       expect(growth("graphql_operations_total", { operation: "anonymous", type: "query" })).toBe(1);
       expect(growth("graphql_operation_duration_seconds_count", { operation: "WhoAmI", type: "query" })).toBe(2);
       expect(growth("http_requests_total", { method: "POST", route: "/graphql", status: "200" })).toBe(3);
+    });
+
+    it("counts an operation whose name is too long as \"other\", and never shows the name", async () => {
+      const long = `Q${"x".repeat(100)}`;
+      const growth = await growthDuring(anonymous, async () => {
+        expect((await user.api.graphql(`query ${long} { me { id } }`)).status).toBe(200);
+      });
+      expect(growth("graphql_operations_total", { operation: "other", type: "query" })).toBe(1);
+      expect((await scrape(anonymous)).some((sample) => sample.labels.operation === long)).toBe(false);
     });
 
     it("times the embedder and the vector index's writes and searches", async () => {
