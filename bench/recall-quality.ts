@@ -2,9 +2,11 @@
 // Loads each LoCoMo conversation as one user's memories (one memory per turn, "speaker: text", through the
 // REST API, each session a thread), asks every question of categories 1-4 through search and through recall,
 // and prints recall@5 and recall@10: a hit when an evidence turn is among the top k. Once per embedder
-// available: the built-in one always, an OpenAI-compatible one when OPENAI_API_KEY or OPENAI_BASE_URL is set.
+// available: the sentence encoder (the default) and the hashed embedder always, an OpenAI-compatible one when
+// OPENAI_API_KEY or OPENAI_BASE_URL is set. Questions are asked once every memory's vector has landed.
 import { readFileSync } from "node:fs";
 import { npmRun } from "../scripts/lib/server-process.ts";
+import { vectorsLanded } from "./lib/backlog.ts";
 import { startBenchServer, type BenchServer } from "./lib/server.ts";
 
 interface Turn {
@@ -82,6 +84,7 @@ async function evaluate(name: string, env: Record<string, string>): Promise<void
     const settings = { ...server.env };
     for (const conversation of conversations) {
       const { key, diaOf } = await load(server, settings, conversation);
+      await vectorsLanded(server.url);
       for (const qa of conversation.qa.filter((q) => q.category >= 1 && q.category <= 4)) {
         const evidence = new Set(qa.evidence);
         for (const mode of ["search", "recall"] as const) {
@@ -117,14 +120,17 @@ async function evaluate(name: string, env: Record<string, string>): Promise<void
 }
 
 // the server process inherits no embedding settings, so each run names its own
-const embedders: [string, Record<string, string>][] = [["built-in (builtin-hash-v1)", {}]];
+const embedders: [string, Record<string, string>][] = [
+  ["sentence encoder (default, use-lite)", { EMBEDDER: "use" }],
+  ["hashed (builtin-hash-v1)", { EMBEDDER: "hash" }],
+];
 if (process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL) {
   const openai = Object.fromEntries(
     ["OPENAI_API_KEY", "OPENAI_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_DIMENSIONS"]
       .filter((name) => process.env[name])
       .map((name) => [name, process.env[name]!]),
   );
-  embedders.push([`OpenAI-compatible (${process.env.EMBEDDING_MODEL ?? "text-embedding-3-small"})`, openai]);
+  embedders.push([`OpenAI-compatible (${process.env.EMBEDDING_MODEL ?? "text-embedding-3-small"})`, { ...openai, EMBEDDER: "openai" }]);
 }
 console.log(`LoCoMo file ${path}: ${conversations.length} conversations, categories 1-4\n`);
 for (const [name, env] of embedders) await evaluate(name, env);

@@ -1,4 +1,4 @@
-// npm run bench:recall [-- --memories 10000 --threads 100 --queries 300 --concurrency 1,4]
+// npm run bench:recall [-- --memories 10000 --threads 100 --queries 300 --concurrency 1,4 --embedder use]
 // Recall latency (issue 4): POST /api/v1/memory/recall for each path it can take, on a server in its own
 // process with a fresh PGlite directory holding `--memories` memories of one user spread over `--threads`
 // threads (a tenth outside any thread; 15% preferences). The paths:
@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { intList, positiveInt } from "./lib/args.ts";
 import { BenchClient, progress } from "./lib/client.ts";
 import { generateMemories, generateProfileQueries, generateQueries, Rng } from "./lib/corpus.ts";
+import { vectorsLanded } from "./lib/backlog.ts";
 import { machineLine } from "./lib/machine.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { measure, summarize, warmUp } from "./lib/stats.ts";
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     queries: { type: "string", default: "300" },
     concurrency: { type: "string", default: "1,4" },
     settle: { type: "string", default: "5" }, // seconds of warm-up before timing
+    embedder: { type: "string", default: "use" },
   },
 });
 const total = positiveInt("memories", values.memories);
@@ -43,11 +45,11 @@ interface RecallReply {
 
 console.log(
   `bench:recall  ${total.toLocaleString("en-US")} memories of one user over ${threadCount} threads, ${queryCount} queries ` +
-    `a path, limit ${LIMIT}, PGlite, built-in embedder, server in a child process`,
+    `a path, limit ${LIMIT}, PGlite, EMBEDDER=${values.embedder}, server in a child process, timed once every vector has landed`,
 );
 console.log(machineLine());
 
-const server = await startBenchServer();
+const server = await startBenchServer({ EMBEDDER: values.embedder });
 try {
   const client = new BenchClient(server.url, server.key);
   const threads: string[] = [];
@@ -63,7 +65,8 @@ try {
   }));
   const started = performance.now();
   const load = await client.batchCreate(items, { concurrency: 2, onStored: (n) => progress("loading", n, total, started) });
-  console.log(`loaded through POST /api/v1/memory/batch: ${Math.round((load.ids.length * 1000) / load.wallMs)} memories/s\n`);
+  console.log(`loaded through POST /api/v1/memory/batch: ${Math.round((load.ids.length * 1000) / load.wallMs)} memories/s`);
+  console.log(`every vector landed ${((await vectorsLanded(server.url)) / 1000).toFixed(1)} s later\n`);
 
   const paths: { name: string; bodies: RecallBody[] }[] = [
     { name: "profile", bodies: generateProfileQueries(queryCount).map((query) => ({ query, limit: LIMIT })) },

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import type { SearchFilter } from "../src/domain/search.ts";
 import { ExactIndex } from "../src/vectors/exact.ts";
 import type { VectorHit } from "../src/vectors/vector-index.ts";
+import { vectorsLanded } from "./lib/backlog.ts";
 import { machineLine } from "./lib/machine.ts";
 import { intList, positiveInt, stringList } from "./lib/args.ts";
 import { BenchClient, progress } from "./lib/client.ts";
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     "recall-queries": { type: "string", default: "200" },
     concurrency: { type: "string", default: "4" },
     index: { type: "string", default: "usearch" }, // VECTOR_INDEX values: usearch, pgvector, exact
+    embedder: { type: "string", default: "hash,use" }, // EMBEDDER values, run side by side
     "load-concurrency": { type: "string", default: "2" },
     settle: { type: "string", default: "5" }, // seconds of warm-up before each timed pass
   },
@@ -36,6 +38,7 @@ const concurrency = positiveInt("concurrency", values.concurrency);
 const loadConcurrency = positiveInt("load-concurrency", values["load-concurrency"]);
 const settleMs = positiveInt("settle", values.settle) * 1000;
 const indexKinds = stringList(values.index);
+const embedders = stringList(values.embedder);
 
 const LIMIT = 10;
 const TARGET_P95_MS = 15;
@@ -97,6 +100,9 @@ function recallOf(found: readonly VectorHit[], truth: readonly VectorHit[], k: n
 
 interface SizeResult {
   index: string;
+  embedder: string;
+  /** Seconds from the last acknowledged write until every vector had landed (background embedding). */
+  embedSeconds: number;
   size: number;
   loadPerSecond: number;
   service: LatencySummary;
@@ -127,8 +133,13 @@ function ofKind(cases: readonly SearchCase[], kind: FilterKind, ms: readonly num
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-async function runSize(indexKind: string, size: number, corpus: ReturnType<typeof generateMemories>): Promise<SizeResult> {
-  const server = await startBenchServer({ VECTOR_INDEX: indexKind }, { keepData: true });
+async function runSize(
+  indexKind: string,
+  embedder: string,
+  size: number,
+  corpus: ReturnType<typeof generateMemories>,
+): Promise<SizeResult> {
+  const server = await startBenchServer({ VECTOR_INDEX: indexKind, EMBEDDER: embedder }, { keepData: true });
   try {
     const client = new BenchClient(server.url, server.key);
 
@@ -144,6 +155,7 @@ async function runSize(indexKind: string, size: number, corpus: ReturnType<typeo
       },
     });
     const loadPerSecond = (load.ids.length * 1000) / load.wallMs;
+    const embedSeconds = (await vectorsLanded(server.url)) / 1000;
     const cases = searchCases(queryCount, midpoint);
 
     const httpSearch = (i: number) => client.json<{ results: unknown[] }>("GET", searchPath(cases[i % cases.length]!));
@@ -163,7 +175,7 @@ async function runSize(indexKind: string, size: number, corpus: ReturnType<typeo
       await warmUp(settleMs, 50, serviceSearch);
       const service = await measure(cases.length, 1, serviceSearch);
 
-      const embedderId = services.indexer.embedder.id;
+      const embedderId = services.embedder.id;
       const exactIndex = new ExactIndex(local.app.db.sql);
       const exactMs: number[] = [];
       const recalls: (Recall & { kind: FilterKind })[] = [];
@@ -171,7 +183,7 @@ async function runSize(indexKind: string, size: number, corpus: ReturnType<typeo
       for (const c of cases.slice(0, recallCount)) {
         const vector = await services.search.embedQuery(c.query);
         const filter = services.search.vectorFilter(local.principal, c.filter);
-        const found = await services.indexer.index.search(embedderId, vector, filter, LIMIT);
+        const found = await services.index.search(embedderId, vector, filter, LIMIT);
         const started = performance.now();
         const truth = await exactIndex.search(embedderId, vector, filter, LIMIT * 2);
         exactMs.push(performance.now() - started);
@@ -180,6 +192,8 @@ async function runSize(indexKind: string, size: number, corpus: ReturnType<typeo
       }
       return {
         index: indexKind,
+        embedder,
+        embedSeconds,
         size,
         loadPerSecond,
         service: summarize(service.ms, service.wallMs),
@@ -210,7 +224,8 @@ async function runSize(indexKind: string, size: number, corpus: ReturnType<typeo
 }
 
 function report(r: SizeResult): void {
-  console.log(`\n== ${r.index}, ${r.size.toLocaleString("en-US")} memories of one user ==`);
+  console.log(`\n== ${r.index}, ${r.embedder}, ${r.size.toLocaleString("en-US")} memories of one user ==`);
+  console.log(`every vector landed ${r.embedSeconds.toFixed(1)} s after the last write was acknowledged`);
   console.log(`loaded through POST /api/v1/memory/batch (100 a request, ${loadConcurrency} at a time): ${fixed(r.loadPerSecond)} memories/s`);
   const rows: Cell[][] = [
     ["service  SearchService.search", "1", ...latencyCells(r.service)],
@@ -247,19 +262,31 @@ const corpus = generateMemories(Math.max(...sizes));
 const results: SizeResult[] = [];
 for (const indexKind of indexKinds) {
   for (const size of sizes) {
-    const result = await runSize(indexKind, size, corpus);
-    report(result);
-    results.push(result);
+    for (const embedder of embedders) {
+      const result = await runSize(indexKind, embedder, size, corpus);
+      report(result);
+      results.push(result);
+    }
   }
 }
 
 console.log(`\n== summary (targets: p95 < ${TARGET_P95_MS} ms at ${TARGET_SIZE.toLocaleString("en-US")}, recall@${LIMIT} >= ${TARGET_RECALL}) ==`);
 printTable(
-  ["index", "memories", "service p95 ms", "HTTP p95 ms", "HTTP qps c=1", `HTTP qps c=${concurrency}`, "recall@10"],
-  results.map((r) => [r.index, r.size.toLocaleString("en-US"), r.service.p95, r.http.p95, r.http.perSecond, r.httpConcurrent.perSecond, r.recall.toFixed(3)]),
+  ["index", "embedder", "memories", "embed s", "service p95 ms", "HTTP p95 ms", "HTTP qps c=1", `HTTP qps c=${concurrency}`, "recall@10"],
+  results.map((r) => [
+    r.index,
+    r.embedder,
+    r.size.toLocaleString("en-US"),
+    r.embedSeconds.toFixed(1),
+    r.service.p95,
+    r.http.p95,
+    r.http.perSecond,
+    r.httpConcurrent.perSecond,
+    r.recall.toFixed(3),
+  ]),
 );
 for (const r of results) {
-  const at = `${r.index} at ${r.size.toLocaleString("en-US")}`;
+  const at = `${r.index}, ${r.embedder} at ${r.size.toLocaleString("en-US")}`;
   if (r.size === TARGET_SIZE) {
     console.log(verdict(`p95 (service) ${at}`, r.service.p95 < TARGET_P95_MS, `${fixed(r.service.p95)} ms < ${TARGET_P95_MS} ms`));
     console.log(verdict(`p95 (HTTP end to end) ${at}`, r.http.p95 < TARGET_P95_MS, `${fixed(r.http.p95)} ms < ${TARGET_P95_MS} ms`));

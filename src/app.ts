@@ -6,6 +6,7 @@ import { openDatabase } from "./db/open.ts";
 import { startControlServer, type ControlServer } from "./control/server.ts";
 import { keyAdmin } from "./domain/key-admin.ts";
 import { openServices, type ServiceOverrides, type Services } from "./domain/services.ts";
+import { openEmbedder } from "./embeddings/open.ts";
 import { getSchema } from "./graphql/schema.ts";
 import { createGraphQL } from "./graphql/yoga.ts";
 import type { Logger } from "./logger.ts";
@@ -30,13 +31,23 @@ export interface App {
 
 /** Wires configuration, database, services and the HTTP server together. */
 export async function createApp(config: Config, logger: Logger, overrides: ServiceOverrides = {}): Promise<App> {
-  const db = await openDatabase(config, logger);
-  const metrics = new Metrics(config.metricsToken);
-  const services = await openServices(db, config, logger, overrides, metrics).catch(async (error: unknown) => {
-    await db.close();
+  // the sentence encoder loads its model in its threads while the database opens
+  const opening = overrides.embedder ? Promise.resolve(overrides.embedder) : openEmbedder(config);
+  const closeEmbedder = () => opening.then((embedder) => embedder.close?.(), () => {});
+  const db = await openDatabase(config, logger).catch(async (error: unknown) => {
+    await closeEmbedder();
     throw error;
   });
+  const metrics = new Metrics(config.metricsToken);
+  const services = await opening
+    .then((embedder) => openServices(db, config, logger, { ...overrides, embedder }, metrics))
+    .catch(async (error: unknown) => {
+      await closeEmbedder();
+      await db.close();
+      throw error;
+    });
   services.indexer.start();
+  metrics.watchIndexBacklog(() => services.indexer.waitingCount());
   const rateLimit = RateLimit.create(config, logger, () => metrics.rateLimited());
   const http = createHttpServer({
     config,
@@ -80,7 +91,8 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
       clearInterval(purge);
       await rateLimit.close();
       await services.indexer.stop();
-      await services.indexer.index.close();
+      await services.index.close();
+      await services.embedder.close?.();
       await maintenance?.stop();
       await control?.close();
       await db.close();

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 
@@ -43,6 +44,8 @@ const schema = z.object({
   VECTOR_INDEX: z.enum(["auto", "usearch", "pgvector", "exact"]).default("auto"),
   QDRANT_URL: url(["http", "https"]).optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
+  EMBEDDER: z.enum(["auto", "use", "hash", "openai"]).default("auto"),
+  EMBEDDING_THREADS: int(1, 64).default(Math.min(4, availableParallelism())),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: url(["http", "https"]).optional(),
   EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
@@ -92,6 +95,10 @@ export interface Config {
   /** The vector index when QDRANT_URL is not set; "auto" picks the fastest the database allows. */
   vectorIndex: "auto" | "usearch" | "pgvector" | "exact";
   qdrant: { url: string; apiKey: string | undefined } | undefined;
+  /** Which embedder makes vectors; "auto" is the OpenAI-compatible one when configured, else the sentence encoder. */
+  embedder: "use" | "hash" | "openai";
+  /** Worker threads of the sentence encoder. */
+  embeddingThreads: number;
   openai: { apiKey: string; baseUrl: string | undefined; model: string; dimensions: number | undefined } | undefined;
   rateLimit: { max: number; windowSeconds: number; redisUrl: string | undefined };
   legacySunsetEnforce: boolean;
@@ -122,6 +129,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
   }
   const e = parsed.data;
+  const openaiConfigured = Boolean(e.OPENAI_API_KEY || e.OPENAI_BASE_URL);
+  if (e.EMBEDDER === "openai" && !openaiConfigured) {
+    throw new ConfigError("Invalid configuration:\n  EMBEDDER: openai needs OPENAI_API_KEY or OPENAI_BASE_URL");
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -131,8 +142,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     vectorIndex: e.VECTOR_INDEX,
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
-    openai:
-      e.OPENAI_API_KEY || e.OPENAI_BASE_URL
+    embedder: e.EMBEDDER === "auto" ? (openaiConfigured ? "openai" : "use") : e.EMBEDDER,
+    embeddingThreads: e.EMBEDDING_THREADS,
+    openai: openaiConfigured
         ? {
             // local OpenAI-compatible servers (Ollama, vLLM, TEI) accept any key
             apiKey: e.OPENAI_API_KEY ?? "unused",

@@ -42,9 +42,10 @@ async function rebuild(config: Config, onProgress: (progress: RebuildProgress) =
   try {
     const services = await openServices(db, config, logger);
     try {
-      return { where: services.indexer.index.kind, ...(await services.indexer.rebuild(onProgress)) };
+      return { where: services.index.kind, ...(await services.indexer.rebuild(onProgress)) };
     } finally {
-      await services.indexer.index.close();
+      await services.index.close();
+      await services.embedder.close?.();
     }
   } finally {
     await db.close();

@@ -4,12 +4,20 @@ import type { Embedder } from "../embeddings/embedder.ts";
 import type { Logger } from "../logger.ts";
 import { bytesToVector, vectorToBytes } from "../vectors/codec.ts";
 import { backfillTerms } from "./lexical.ts";
-import { freshRows, type InsertedMemory } from "./memory-rows.ts";
+import { freshRows, loadIndexRows, pageIndexRows, type FreshRows, type IndexRow } from "./index-rows.ts";
+import type { InsertedMemory } from "./memory-rows.ts";
 import type { VectorIndex, VectorPoint } from "../vectors/vector-index.ts";
 
 const BATCH = 500;
+// tasks a background round embeds: enough to keep every encoder thread busy, few enough that a memory written
+// meanwhile soon has its turn
+const EMBED_BATCH = 64;
+// how long a process holds the tasks it is embedding before another (or itself, after a crash) may take them
+const LEASE_S = 120;
+const EMBED_ROUNDS = 2;
 const REBUILD_PAGE = 256;
 const POLL_MS = 2_000;
+const PROGRESS_LOG_MS = 10_000;
 const MAX_BACKOFF_S = 300;
 
 export interface RebuildProgress {
@@ -25,42 +33,6 @@ interface Task {
   memoryId: string;
 }
 
-interface IndexRow {
-  id: string;
-  userId: string;
-  content: string;
-  embedding: Uint8Array | null;
-  embedder: string | null;
-  type: string | null;
-  tags: string[];
-  threadId: string | null;
-  isArchived: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-// the columns the index needs, in IndexRow's names; raw SQL because Prisma costs ~0.5 ms a query on PGlite
-// (and decodes bytea slowly), and this runs after every write
-const INDEX_COLUMNS = `m.id, m.user_id AS "userId", m.content, m.embedding, m.embedder, m.type, m.tags,
-  m.thread_id AS "threadId", m.is_archived AS "isArchived", m.created_at AS "createdAt", m.updated_at AS "updatedAt"`;
-
-/** The memories with these ids as they are now (the missing ones are deleted). */
-export async function loadIndexRows(db: Database, ids: readonly string[]): Promise<IndexRow[]> {
-  if (ids.length === 0) return [];
-  return db.sql.query<IndexRow>(`SELECT ${INDEX_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[])`, [ids]);
-}
-
-/** Memories a writer has just inserted, as inserted, each with the index task queued with it. */
-export type FreshRows = ReadonlyMap<string, { taskId: string; row: IndexRow }>;
-
-/** A page of every memory, in id order, for rebuilds. */
-export function pageIndexRows(db: Database, after: string | undefined, limit: number): Promise<IndexRow[]> {
-  return db.sql.query<IndexRow>(
-    `SELECT ${INDEX_COLUMNS} FROM memories m WHERE m.id > $1::uuid ORDER BY m.id LIMIT $2`,
-    [after ?? "00000000-0000-0000-0000-000000000000", limit],
-  );
-}
-
 /**
  * Keeps the vector index in step with the database through the `index_tasks` outbox. A memory write queues a
  * task in its own transaction, so a write the database accepted is never lost to a failed index write: the
@@ -70,22 +42,30 @@ export function pageIndexRows(db: Database, after: string | undefined, limit: nu
  * A task says only "this memory changed": applying it reads the memory as it is now, so tasks can be
  * applied twice or late without harm. In one process, applications run one at a time; across processes
  * (PostgreSQL), a memory rewritten while it was being applied is queued again.
+ *
+ * With an embedder too slow for a write to wait for (`deferWrites`), writes store no vector: the memory's task
+ * stays queued, and the background loop leases due tasks, embeds their memories outside the queue (so that
+ * writes are never held up by inference) and then applies them. A memory whose vector has not landed yet is
+ * absent from the vector index but found by words (BM25) at once.
  */
 export class Indexer {
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  private started = false;
   private stopped = false;
+  private looping = false;
   private running: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Database,
-    readonly embedder: Embedder,
-    readonly index: VectorIndex,
+    private readonly embedder: Embedder,
+    private readonly index: VectorIndex,
     private readonly logger: Logger,
   ) {}
 
-  /** Vectors to store with new content, or null when the embedder fails (the outbox embeds later). */
+  /** Vectors to store with new content, or null when the outbox is to embed it (later or in the background). */
   async embedForWrite(texts: readonly string[]): Promise<Float32Array[] | null> {
+    if (this.embedder.deferWrites) return null;
     try {
       return await this.embedder.embed(texts);
     } catch (error) {
@@ -100,28 +80,21 @@ export class Indexer {
   }
 
   /**
-   * Runs `insert` (new memories and their tasks, in one transaction) and indexes what it inserted from the rows
-   * as inserted, without reading them back (for a batch, ~3 ms of reading its embeddings). On the embedded
-   * database the insert runs in this queue, so no index work comes between it and its own and its tasks are
-   * known (~1.5 ms a batch); across processes they are looked up, see `flush`.
+   * Indexes memories just inserted (their index tasks committed with them) from the rows as inserted, without
+   * reading them back, unless something else has been queued for them since. With a deferring embedder they
+   * have no vector yet: the background loop is woken to make them.
    */
-  async insertAndIndex(insert: () => Promise<InsertedMemory[]>): Promise<InsertedMemory[]> {
-    if (!this.db.singleWriter) {
-      const inserted = await insert();
-      await this.flush(inserted.map(({ memory }) => memory.id), freshRows(inserted));
-      return inserted;
-    }
-    return this.serially(async () => {
-      const inserted = await insert();
-      await this.apply(inserted.map(({ taskId, memory }) => ({ id: taskId, memoryId: memory.id })), freshRows(inserted));
-      return inserted;
-    });
+  async indexInserted(inserted: readonly InsertedMemory[]): Promise<void> {
+    if (inserted.length === 0) return;
+    if (this.embedder.deferWrites) return this.wake();
+    await this.flush(inserted.map(({ memory }) => memory.id), freshRows(inserted));
   }
 
   /**
    * Applies the tasks queued for these memories, after the transaction that queued them committed. `fresh`:
    * memories that transaction inserted, indexed as inserted while the task queued with them is their only
-   * one (so nothing has changed them since), else read as they are now.
+   * one (so nothing has changed them since), else read as they are now; a task another flush has applied
+   * meanwhile is gone, and with it any chance of indexing a row older than what that flush indexed.
    */
   flush(memoryIds: readonly string[], fresh?: FreshRows): Promise<void> {
     if (memoryIds.length === 0) return Promise.resolve();
@@ -136,6 +109,7 @@ export class Indexer {
 
   /** Applies the tasks that are due; returns how many there were. */
   processDue(): Promise<number> {
+    if (this.embedder.deferWrites) return this.embedDue();
     return this.serially(async () => {
       const tasks = await this.db.sql.query<Task>(
         `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE available_at <= now() ORDER BY id LIMIT $1`,
@@ -147,29 +121,109 @@ export class Indexer {
   }
 
   /**
-   * Builds missing lexical terms, catches an index that keeps its own files up with the database (it may have
-   * missed writes in a crash), then works through every due task and keeps polling for retries.
+   * Background embedding: leases due tasks, embeds their memories that lack a vector of this embedder outside
+   * the queue, then stores the vectors and applies the tasks in it. A memory rewritten meanwhile keeps its new
+   * content (the vector is stored only where updated_at is unchanged) and waits for the next round.
+   */
+  private async embedDue(): Promise<number> {
+    const tasks = await this.db.sql.query<Task>(
+      `UPDATE index_tasks SET available_at = now() + make_interval(secs => $2)
+        WHERE id IN (SELECT id FROM index_tasks WHERE available_at <= now() ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, memory_id AS "memoryId"`,
+      [EMBED_BATCH, LEASE_S],
+    );
+    if (tasks.length === 0) return 0;
+    const rows = await loadIndexRows(this.db, [...new Set(tasks.map((task) => task.memoryId))]);
+    const stale = rows.filter((row) => !row.embedding || row.embedder !== this.embedder.id);
+    let vectors: Float32Array[] = [];
+    try {
+      vectors = await this.embedder.embed(stale.map((row) => row.content), "background");
+    } catch (error) {
+      this.logger.warn({ err: error, memories: stale.length }, "embedding failed; will retry");
+      await this.serially(() => this.retryLater(tasks, "embedding failed"));
+      return tasks.length;
+    }
+    await this.serially(async () => {
+      await this.storeEmbeddings(stale, vectors);
+      await this.apply(tasks);
+    });
+    return tasks.length;
+  }
+
+  /**
+   * Builds missing lexical terms, queues memories that have no vector of this embedder (after a change of
+   * embedder: they are embedded in the background), catches an index that keeps its own files up with the
+   * database (it may have missed writes in a crash), then works through every due task and keeps polling.
    */
   start(): void {
-    const loop = async () => {
-      try {
-        let processed = 0;
-        for (let n = await this.processDue(); n > 0 && !this.stopped; n = await this.processDue()) processed += n;
-        if (processed > 0) this.logger.info({ tasks: processed }, "applied queued index work");
-      } catch (error) {
-        this.logger.error({ err: error }, "index work failed");
-      }
-      if (!this.stopped) this.timer = setTimeout(() => (this.running = loop()), POLL_MS).unref();
-    };
+    this.started = true;
     const prepare = async () => {
       try {
         await backfillTerms(this.db, this.logger);
+        await this.queueUnembedded();
         await this.reconcile();
       } catch (error) {
         this.logger.error({ err: error }, "could not bring the search indexes up to date with the database");
       }
     };
-    this.running = prepare().then(loop);
+    this.looping = true;
+    this.running = prepare().then(() => this.loop());
+  }
+
+  /** Starts the loop now rather than at its next poll, when it is asleep: new work for a deferring embedder. */
+  private wake(): void {
+    if (!this.started || this.stopped || this.looping) return;
+    clearTimeout(this.timer);
+    this.looping = true;
+    this.running = this.loop();
+  }
+
+  private async loop(): Promise<void> {
+    this.looping = true;
+    try {
+      let processed = 0;
+      let logged = performance.now();
+      const drain = async () => {
+        for (let n = await this.processDue(); n > 0 && !this.stopped; n = await this.processDue()) {
+          processed += n;
+          if (performance.now() - logged > PROGRESS_LOG_MS) {
+            logged = performance.now();
+            this.logger.info({ tasks: processed, waiting: await this.waitingCount() }, "embedding and indexing in the background");
+          }
+        }
+      };
+      // background embedding: a second round is leased and embedding while the first is being stored, so the
+      // encoder's threads do not wait for the database
+      await Promise.all(Array.from({ length: this.embedder.deferWrites ? EMBED_ROUNDS : 1 }, drain));
+      if (processed > 0) this.logger.info({ tasks: processed }, "applied queued index work");
+    } catch (error) {
+      this.logger.error({ err: error }, "index work failed");
+    }
+    this.looping = false;
+    if (!this.stopped) this.timer = setTimeout(() => this.wake(), POLL_MS).unref();
+  }
+
+  /** Index tasks queued, due or not. */
+  async waitingCount(): Promise<number> {
+    const [row] = await this.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM index_tasks");
+    return row?.n ?? 0;
+  }
+
+  /** Queues every memory without a vector of this embedder and without a queued task. */
+  private async queueUnembedded(): Promise<void> {
+    const queued = await this.db.sql.query<{ id: string }>(
+      `INSERT INTO index_tasks (memory_id, user_id)
+       SELECT m.id, m.user_id FROM memories m
+        WHERE m.embedder IS DISTINCT FROM $1 AND NOT EXISTS (SELECT 1 FROM index_tasks t WHERE t.memory_id = m.id)
+       RETURNING id`,
+      [this.embedder.id],
+    );
+    if (queued.length > 0) {
+      this.logger.info(
+        { memories: queued.length, embedder: this.embedder.id },
+        "memories without a vector of this embedder: embedding them in the background (search answers meanwhile)",
+      );
+    }
   }
 
   private async reconcile(): Promise<void> {
@@ -208,12 +262,22 @@ export class Indexer {
     try {
       const rows = await this.currentRows(tasks, memoryIds, fresh);
       const present = new Set(rows.map((row) => row.id));
-      const unembedded = await this.embedMissing(rows);
+      const deferred = this.embedder.deferWrites;
+      const unembedded = new Set(deferred ? rows.filter((row) => !this.hasVector(row)).map((row) => row.id) : await this.embedMissing(rows));
       await this.upsertRows(rows);
-      await this.index.delete(this.embedder.id, memoryIds.filter((id) => !present.has(id)));
-      const done = tasks.filter((task) => !unembedded.includes(task.memoryId)).map((task) => String(task.id));
+      // a memory waiting for its vector leaves the index meanwhile: its old vector no longer says what it holds
+      const outdated = deferred ? [...unembedded].filter((id) => !fresh?.has(id)) : [];
+      await this.index.delete(this.embedder.id, [...memoryIds.filter((id) => !present.has(id)), ...outdated]);
+      const done = tasks.filter((task) => !unembedded.has(task.memoryId)).map((task) => String(task.id));
       await this.db.sql.query("DELETE FROM index_tasks WHERE id = ANY($1::bigint[])", [done]);
-      if (unembedded.length) await this.retryLater(tasks.filter((t) => unembedded.includes(t.memoryId)), "embedding failed");
+      if (deferred) {
+        // due at once, also when leased: a memory rewritten while its old content was embedding waits no longer
+        const waiting = tasks.filter((t) => unembedded.has(t.memoryId)).map((t) => String(t.id));
+        if (waiting.length) await this.db.sql.query("UPDATE index_tasks SET available_at = now() WHERE id = ANY($1::bigint[])", [waiting]);
+        if (unembedded.size) this.wake();
+      } else if (unembedded.size) {
+        await this.retryLater(tasks.filter((t) => unembedded.has(t.memoryId)), "embedding failed");
+      }
       if (!this.db.singleWriter) await this.requeueRewritten(rows);
     } catch (error) {
       this.logger.warn({ err: error, tasks: tasks.length }, "index write failed; will retry");
@@ -245,16 +309,15 @@ export class Indexer {
     const progress: RebuildProgress = { done: 0, total, embedded: 0 };
     onProgress({ ...progress });
     for (let after: string | undefined; ; ) {
-      const rows = await this.serially(async () => {
-        const page = await pageIndexRows(this.db, after, REBUILD_PAGE);
-        const stale = page.filter((row) => !row.embedding || row.embedder !== this.embedder.id);
-        if (stale.length) {
-          await this.storeEmbeddings(stale, await this.embedder.embed(stale.map((row) => row.content)));
-          progress.embedded += stale.length;
-        }
-        await this.upsertRows(page);
-        return page;
+      // embedded outside the queue (writes go on meanwhile), then stored and indexed as the rows are by then
+      const rows = await pageIndexRows(this.db, after, REBUILD_PAGE);
+      const stale = rows.filter((row) => !this.hasVector(row));
+      const vectors = stale.length ? await this.embedder.embed(stale.map((row) => row.content), "background") : [];
+      await this.serially(async () => {
+        await this.storeEmbeddings(stale, vectors);
+        await this.upsertRows(await loadIndexRows(this.db, rows.map((row) => row.id)));
       });
+      progress.embedded += stale.length;
       if (rows.length === 0) break;
       progress.done += rows.length;
       onProgress({ ...progress });
@@ -263,15 +326,18 @@ export class Indexer {
     return progress;
   }
 
+  private hasVector(row: IndexRow): boolean {
+    return row.embedding !== null && row.embedder === this.embedder.id;
+  }
+
   /** Writes the rows that have a vector of the current embedder to the index. */
   async upsertRows(rows: IndexRow[]): Promise<void> {
-    const points = rows.filter((row) => row.embedding && row.embedder === this.embedder.id).map(toPoint);
-    await this.index.upsert(this.embedder.id, points);
+    await this.index.upsert(this.embedder.id, rows.filter((row) => this.hasVector(row)).map(toPoint));
   }
 
   /** Embeds rows that have no vector of the current embedder, and stores the vectors; returns the ids it could not. */
   private async embedMissing(rows: IndexRow[]): Promise<string[]> {
-    const stale = rows.filter((row) => !row.embedding || row.embedder !== this.embedder.id);
+    const stale = rows.filter((row) => !this.hasVector(row));
     if (stale.length === 0) return [];
     let vectors: Float32Array[];
     try {
@@ -287,6 +353,7 @@ export class Indexer {
 
   /** Stores vectors made for `rows`; a row rewritten meanwhile keeps its own (newer) vector. */
   async storeEmbeddings(rows: IndexRow[], vectors: Float32Array[]): Promise<void> {
+    if (rows.length === 0) return;
     rows.forEach((row, i) => {
       row.embedding = vectorToBytes(vectors[i]!);
       row.embedder = this.embedder.id;
@@ -336,4 +403,3 @@ function toPoint(row: IndexRow): VectorPoint {
   };
 }
 
-export type { IndexRow };

@@ -161,8 +161,8 @@ export function averageRanks(scores: Scores, limit: number): LexicalHit[] {
 }
 
 /**
- * Lexical search for recall: BM25, widened by pseudo-relevance feedback, with thread context; the best
- * `limit` of the user's live memories (of one thread, when given).
+ * Lexical search: BM25, widened by pseudo-relevance feedback and with thread context (recall), or plain
+ * (`withFeedback` false: search); the best `limit` of the user's live memories (of one thread, when given).
  */
 export async function searchLexical(
   db: Database,
@@ -170,15 +170,34 @@ export async function searchLexical(
   query: string,
   limit: number,
   threadId?: string,
+  withFeedback = true,
 ): Promise<LexicalHit[]> {
   const terms = [...new Set(tokenize(query))];
   const first = await bm25(db, userId, new Map(terms.map((term) => [term, 1])), threadId);
   if (first.size === 0) return [];
+  if (!withFeedback) return averageRanks(first, limit);
   const feedback = await feedbackTerms(db, userId, top(first, FEEDBACK_DOCS), terms);
   const expanded = await bm25(db, userId, new Map(feedback.map((term) => [term, FEEDBACK_WEIGHT])), threadId);
   const scores = new Map(first);
   for (const [id, score] of expanded) scores.set(id, (scores.get(id) ?? 0) + score);
   return averageRanks(await withThreadContext(db, scores), limit);
+}
+
+/**
+ * What a memory holding every term of the query once would score in BM25's first pass: Σ idf over the query's
+ * terms, a term no memory holds counting at its full idf. Search divides by it, so that a memory matching one
+ * common word of a long question scores a small share of 1, and one holding the query's only word about 1.
+ */
+export async function queryWeight(db: Database, userId: string, query: string): Promise<number> {
+  const terms = [...new Set(tokenize(query))];
+  if (terms.length === 0) return 0;
+  const [row] = await db.sql.query<{ weight: number }>(
+    `WITH q AS (SELECT unnest($2::text[]) AS term), ${STATS}
+     SELECT coalesce(sum(ln(1 + (n.n - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5))), 0)::float8 AS weight
+       FROM q LEFT JOIN df USING (term) CROSS JOIN n`,
+    [userId, terms],
+  );
+  return Number(row?.weight ?? 0);
 }
 
 /** Makes the terms of memories that have none from the current tokenizer (older data, a new tokenizer). */

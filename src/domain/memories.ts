@@ -141,9 +141,10 @@ export class MemoryService {
     await this.checkThread(principal, values.threadId);
     const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
     const row = { ...values, ...origin, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vector) };
-    const [inserted] = await this.indexer.insertAndIndex(() => insertMemories(this.db, [row]));
+    const inserted = await insertMemories(this.db, [row]);
     this.totals.changed(principal.userId);
-    return inserted!.memory;
+    await this.indexer.indexInserted(inserted);
+    return inserted[0]!.memory;
   }
 
   /**
@@ -177,9 +178,10 @@ export class MemoryService {
       userId: principal.userId,
       ...this.indexer.embeddingColumns(vectors?.[k]),
     }));
-    const stored = rows.length ? await this.indexer.insertAndIndex(() => insertMemories(this.db, rows)) : [];
-    storable.forEach(({ index }, k) => (results[index] = { success: true, memory: stored[k]!.memory }));
+    const stored = await insertMemories(this.db, rows);
     if (stored.length) this.totals.changed(principal.userId);
+    await this.indexer.indexInserted(stored);
+    storable.forEach(({ index }, k) => (results[index] = { success: true, memory: stored[k]!.memory }));
     return { results, successful: stored.length, failed: items.length - stored.length };
   }
 

@@ -2,7 +2,6 @@ import type { Database, Sql } from "../db/database.ts";
 import { packBytes, unpackSql } from "../db/packed-bytes.ts";
 import type { Memory } from "../generated/prisma/client.ts";
 import { insertTermsSql, LEXICAL_VERSION, termParams, termRows } from "./lexical.ts";
-import type { FreshRows } from "./indexer.ts";
 import type { MemoryValues } from "./memory-input.ts";
 
 /** A memory about to be inserted. */
@@ -110,29 +109,4 @@ export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges
     sets.push(`${column} = $${params.length}::${type}`);
   }
   await sql.query(`UPDATE memories SET ${sets.join(", ")} WHERE id = $1::uuid`, params);
-}
-
-/** What the indexer needs of memories just inserted, so that it need not read them back. */
-export function freshRows(inserted: readonly InsertedMemory[]): FreshRows {
-  return new Map(
-    inserted.map(({ memory: m, taskId, embedding }) => [
-      m.id,
-      {
-        taskId,
-        row: {
-          id: m.id,
-          userId: m.userId,
-          content: m.content,
-          embedding,
-          embedder: m.embedder,
-          type: m.type,
-          tags: m.tags,
-          threadId: m.threadId,
-          isArchived: m.isArchived,
-          createdAt: m.createdAt,
-          updatedAt: m.updatedAt,
-        },
-      },
-    ]),
-  );
 }

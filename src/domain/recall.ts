@@ -3,6 +3,7 @@ import type { Database } from "../db/database.ts";
 import { invalid } from "../errors.ts";
 import { tokenize } from "../text/tokenize.ts";
 import { isUuid } from "./ids.ts";
+import { reciprocalRankFusion, RRF_DEPTH } from "./fusion.ts";
 import { searchLexical } from "./lexical.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
 import { checkPage } from "./paging.ts";
@@ -24,13 +25,9 @@ export interface RecallOutcome {
 
 export const DEFAULT_RECALL_LIMIT = 10;
 
-// Reciprocal rank fusion: score = Σ weight / (K + rank). Tuned on the LoCoMo development split (general
-// settings only): a small K trusts the head of each list, and the hashed embedder, which mostly restates the
-// lexical evidence, gets a lighter weight than BM25. Each list is read to LIST_DEPTH.
-const K = 10;
+// the weights of reciprocal rank fusion (fusion.ts): the vector list at half of BM25's, tuned on LoCoMo
 const LEXICAL_WEIGHT = 1;
-const VECTOR_WEIGHT = 0.3;
-const LIST_DEPTH = 100;
+const VECTOR_WEIGHT = 0.5;
 
 /** Questions about the user themself: answered from their preferences, without a vector search. */
 const PROFILE_QUESTIONS = [
@@ -50,24 +47,6 @@ const PROFILE_WORDS = new Set(
 export function isProfileQuestion(query: string): boolean {
   const text = query.toLowerCase().replace(/[’']/g, "'");
   return PROFILE_QUESTIONS.some((pattern) => pattern.test(text));
-}
-
-interface Ranked {
-  id: string;
-  rank: number;
-}
-
-/** Fuses ranked lists; relevance is the fused score over the best score the lists that ran allow. */
-export function fuse(lists: { weight: number; hits: Ranked[] }[]): { id: string; relevance: number }[] {
-  const ran = lists.filter((list) => list.hits.length > 0);
-  const best = ran.reduce((sum, list) => sum + list.weight / (K + 1), 0);
-  const scores = new Map<string, number>();
-  for (const { weight, hits } of ran) {
-    for (const hit of hits.slice(0, LIST_DEPTH)) scores.set(hit.id, (scores.get(hit.id) ?? 0) + weight / (K + hit.rank));
-  }
-  return [...scores]
-    .map(([id, score]) => ({ id, relevance: best > 0 ? score / best : 0 }))
-    .sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : 1));
 }
 
 /**
@@ -106,10 +85,10 @@ export class RecallService {
   private async hybrid(principal: Principal, text: string, threadId: string | undefined) {
     const filter = this.search.vectorFilter(principal, {}, threadId);
     const [lexical, vector] = await Promise.all([
-      searchLexical(this.db, principal.userId, text, LIST_DEPTH, threadId),
-      this.search.embedQuery(text).then((embedding) => this.search.nearest(embedding, filter, LIST_DEPTH)),
+      searchLexical(this.db, principal.userId, text, RRF_DEPTH, threadId),
+      this.search.embedQuery(text).then((embedding) => this.search.nearest(embedding, filter, RRF_DEPTH)),
     ]);
-    const hits = fuse([
+    const hits = reciprocalRankFusion([
       { weight: LEXICAL_WEIGHT, hits: lexical },
       { weight: VECTOR_WEIGHT, hits: vector.map((hit, i) => ({ id: hit.id, rank: i + 1 })) },
     ]);

@@ -3,16 +3,22 @@ import type { Limits } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
+import type { Embedder } from "../embeddings/embedder.ts";
+import { bytesToVector, cosine } from "../vectors/codec.ts";
 import { filterConditions } from "../vectors/sql-filter.ts";
-import type { VectorFilter, VectorHit } from "../vectors/vector-index.ts";
-import type { Indexer } from "./indexer.ts";
+import type { VectorFilter, VectorHit, VectorIndex } from "../vectors/vector-index.ts";
+import { blendScores } from "./fusion.ts";
+import { queryWeight, searchLexical } from "./lexical.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
 import { checkContentText, checkTags, checkType } from "./memory-input.ts";
 import { MEMORY_COLUMNS } from "./memory-rows.ts";
 import { checkPage } from "./paging.ts";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
-// hits the index returns beyond the page, in case some are gone from the database by now
+// how deep each list is read before blending
+const DEPTH = 100;
+// fused hits read beyond the page, in case some are gone from the database by now; with a filter, all of them,
+// as BM25's list is not filtered before the rows are
 const SLACK = 10;
 
 export interface SearchFilter {
@@ -24,15 +30,20 @@ export interface SearchFilter {
 
 export interface ScoredMemory {
   memory: Memory;
-  /** Cosine similarity of the query and the memory, -1 to 1. */
+  /** 0 to 1: the mean of the memory's BM25 score relative to the best one and its cosine similarity. */
   score: number;
 }
 
-/** Topic lookup: the query's embedding against the memories', nearest first. */
+/**
+ * Topic lookup: the memories nearest the query by meaning (sentence vectors) blended with those that share its
+ * words (BM25), so that a word only one memory holds finds it first and a memory whose vector has not landed
+ * yet is found by its words.
+ */
 export class SearchService {
   constructor(
     private readonly db: Database,
-    private readonly indexer: Indexer,
+    private readonly embedder: Embedder,
+    private readonly index: VectorIndex,
     private readonly limits: Limits,
   ) {}
 
@@ -53,7 +64,7 @@ export class SearchService {
   /** The embedding of a query; 503 when the embedder cannot be reached. */
   async embedQuery(query: string): Promise<Float32Array> {
     try {
-      const [vector] = await this.indexer.embedder.embed([query]);
+      const [vector] = await this.embedder.embed([query]);
       return vector!;
     } catch (error) {
       throw Object.assign(new AppError("SERVICE_UNAVAILABLE", "The embedding service is unavailable; try again shortly"), {
@@ -64,7 +75,7 @@ export class SearchService {
 
   /** The nearest points of the index to a query vector. */
   nearest(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
-    return this.indexer.index.search(this.indexer.embedder.id, vector, filter, limit);
+    return this.index.search(this.embedder.id, vector, filter, limit);
   }
 
   checkQuery(query: string): string {
@@ -81,13 +92,37 @@ export class SearchService {
     const text = this.checkQuery(query);
     const page = checkPage(limit, 0, DEFAULT_SEARCH_LIMIT);
     const vectorFilter = this.vectorFilter(principal, filter);
-    const vector = await this.embedQuery(text);
-    const hits = await this.nearest(vector, vectorFilter, page.limit + SLACK);
+    const embedding = this.embedQuery(text);
+    const [lexical, weight, nearest] = await Promise.all([
+      // plain BM25: feedback terms would spread a question's chance word to the memories that hold it
+      searchLexical(this.db, principal.userId, text, DEPTH, undefined, false),
+      queryWeight(this.db, principal.userId, text),
+      embedding.then((vector) => this.nearest(vector, vectorFilter, DEPTH)),
+    ]);
+    const semantic = [...nearest, ...(await this.similarities(await embedding, lexical, nearest))];
+    const filtered = Object.keys(vectorFilter).length > 1;
+    const hits = blendScores(lexical, weight, semantic).slice(0, filtered ? undefined : page.limit + SLACK);
     const memories = await this.live(vectorFilter, hits.map((hit) => hit.id), memoryQuery);
     return hits
       .filter((hit) => memories.has(hit.id))
       .slice(0, page.limit)
-      .map((hit) => ({ memory: memories.get(hit.id)!, score: hit.score }));
+      .map((hit) => ({ memory: memories.get(hit.id)!, score: hit.relevance }));
+  }
+
+  /**
+   * The cosine similarity of the query and each lexical hit the vector index did not return: among thousands of
+   * near-identical memories the one holding a rare query word may be beyond the index's first DEPTH, and
+   * scored by its words alone it would lose to them. Read from the vectors stored with the memories.
+   */
+  private async similarities(vector: Float32Array, lexical: readonly { id: string }[], nearest: readonly VectorHit[]): Promise<VectorHit[]> {
+    const known = new Set(nearest.map((hit) => hit.id));
+    const missing = lexical.filter((hit) => !known.has(hit.id)).map((hit) => hit.id);
+    if (missing.length === 0) return [];
+    const rows = await this.db.sql.query<{ id: string; embedding: Uint8Array }>(
+      "SELECT id, embedding FROM memories WHERE id = ANY($1::uuid[]) AND embedder = $2 AND embedding IS NOT NULL",
+      [missing, this.embedder.id],
+    );
+    return rows.map((row) => ({ id: row.id, score: cosine(vector, bytesToVector(row.embedding)) }));
   }
 
   /**

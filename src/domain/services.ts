@@ -25,6 +25,8 @@ export interface Services {
   recall: RecallService;
   threads: ThreadService;
   idempotency: IdempotencyService;
+  embedder: Embedder;
+  index: VectorIndex;
   indexer: Indexer;
 }
 
@@ -55,14 +57,17 @@ export async function openServices(
   const index = instrumentation ? instrumentation.index(wrapped) : wrapped;
   await index.ensure(embedder.id, embedder.dimensions);
   logger.info({ embedder: embedder.id, vectorIndex: index.kind }, "search ready");
-  return createServices(db, config, new Indexer(db, embedder, index, logger));
+  return createServices(db, config, embedder, index, logger);
 }
 
-export function createServices(db: Database, config: Config, indexer: Indexer): Services {
+export function createServices(db: Database, config: Config, embedder: Embedder, index: VectorIndex, logger: Logger): Services {
   const totals = new ListTotals(db.singleWriter);
-  const search = new SearchService(db, indexer, config.limits);
+  const indexer = new Indexer(db, embedder, index, logger);
+  const search = new SearchService(db, embedder, index, config.limits);
   return {
     db,
+    embedder,
+    index,
     indexer,
     users: new UserService(db),
     idempotency: new IdempotencyService(db),

@@ -32,6 +32,7 @@ const CHAR_NGRAM_MAX = 4;
 
 export class BuiltinEmbedder implements Embedder {
   readonly id: string;
+  readonly deferWrites = false;
   readonly dimensions: number;
   private readonly features = new FeatureCounts();
 

@@ -1,3 +1,6 @@
+/** Who waits for an embedding: a request (a query) or nobody in particular (the outbox, a rebuild). */
+export type EmbedPriority = "interactive" | "background";
+
 /**
  * Turns texts into vectors. Vectors made by different embedders (or the same model at other dimensions) are
  * not comparable, so every stored vector records the `id` of the embedder that made it, and a search only
@@ -7,6 +10,13 @@ export interface Embedder {
   /** Model and dimensions, e.g. "builtin-hash-v1:512" or "openai:text-embedding-3-small:1536". */
   readonly id: string;
   readonly dimensions: number;
+  /**
+   * True when embedding is too slow for a write to wait for: writes are acknowledged at once (lexically
+   * searchable at once) and the indexer's outbox embeds them in the background.
+   */
+  readonly deferWrites: boolean;
   /** One L2-normalised vector per text, in order. Implementations batch as their backend allows. */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  embed(texts: readonly string[], priority?: EmbedPriority): Promise<Float32Array[]>;
+  /** Releases threads or connections the embedder holds. */
+  close?(): Promise<void>;
 }

@@ -71,6 +71,7 @@ const MAX_SERVER_MESSAGE_CHARS = 500;
  */
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
+  readonly deferWrites = false;
   readonly dimensions: number;
   private readonly endpoint: Endpoint;
   private readonly concurrency: number;

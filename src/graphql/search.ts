@@ -8,7 +8,7 @@ const SearchHit = builder.objectRef<ScoredMemory>("SearchHit").implement({
     id: t.id({ resolve: (hit) => hit.memory.id }),
     content: t.string({ resolve: (hit) => hit.memory.content }),
     type: t.string({ nullable: true, resolve: (hit) => hit.memory.type }),
-    score: t.float({ description: "Cosine similarity of query and memory, from -1 to 1; higher is closer.", resolve: (hit) => hit.score }),
+    score: t.float({ description: "Relevance from 0 to 1, descending: 0.3 × the BM25 score over the query's weight + 0.7 × the cosine similarity.", resolve: (hit) => hit.score }),
     memory: t.field({ type: MemoryRef, resolve: (hit) => hit.memory }),
   }),
 });
@@ -36,8 +36,9 @@ builder.queryField("searchMemories", (t) =>
   t.field({
     type: SearchResults,
     description:
-      "Semantic search: your live (not archived) memories nearest to the query by embedding. With the built-in " +
-      "embedder, nearness means shared wording and word forms, not synonyms.",
+      "Semantic search: your live (not archived) memories nearest to the query by meaning (sentence vectors), " +
+      "blended with those that share its words (BM25): a paraphrase finds its memory, and so does a word only one " +
+      "memory holds.",
     args: {
       query: t.arg.string({ required: true }),
       limit: t.arg.int({ defaultValue: DEFAULT_SEARCH_LIMIT, description: "1 to 100." }),

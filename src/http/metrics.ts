@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { bearerToken } from "../auth/credentials.ts";
 import type { Instrumentation } from "../domain/services.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
@@ -90,6 +90,18 @@ export class Metrics implements Instrumentation {
     private readonly token: string | undefined,
   ) {}
 
+  /** Exposes the index work still queued (memories waiting for their vector, among others), read at each scrape. */
+  watchIndexBacklog(count: () => Promise<number>): void {
+    new Gauge({
+      name: "index_tasks_queued",
+      help: "Vector-index tasks queued: writes whose vector has not landed in the index yet (embedding in the background, or retried)",
+      registers: [this.registry],
+      async collect() {
+        this.set(await count());
+      },
+    });
+  }
+
   /** `route` is the pattern that matched (`/api/v1/memories/:id`), never the raw path. */
   observeRequest(method: string | undefined, route: string, status: number, seconds: number): void {
     const known = method !== undefined && METHODS.has(method) ? method : "other";
@@ -115,7 +127,9 @@ export class Metrics implements Instrumentation {
     return {
       id: embedder.id,
       dimensions: embedder.dimensions,
-      embed: (texts) => time(this.embedSeconds, labels, () => embedder.embed(texts)),
+      deferWrites: embedder.deferWrites,
+      embed: (texts, priority) => time(this.embedSeconds, labels, () => embedder.embed(texts, priority)),
+      close: () => embedder.close?.() ?? Promise.resolve(),
     };
   }
 

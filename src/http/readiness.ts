@@ -16,7 +16,7 @@ class Timeout extends Error {}
  * answer is public, so it says only which check failed; the cause goes to the log.
  */
 export async function readiness(services: Services, timeoutMs: number, logger: Logger): Promise<Reply> {
-  const index = services.indexer.index;
+  const index = services.index;
   const [database, vectorIndex] = await Promise.all([
     check("database", () => services.db.sql.query("SELECT 1"), timeoutMs, logger),
     check("vectorIndex", () => index.ping(), timeoutMs, logger),

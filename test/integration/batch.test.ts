@@ -10,6 +10,7 @@ function countingEmbedder(): Embedder & { calls: number[] } {
   return {
     id: inner.id,
     dimensions: inner.dimensions,
+    deferWrites: false,
     calls,
     embed(texts) {
       calls.push(texts.length);

@@ -79,7 +79,7 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
         status: "ready",
         checks: {
           database: { ok: true, ms: expect.any(Number) },
-          vectorIndex: { ok: true, ms: expect.any(Number), kind: server.app.services.indexer.index.kind },
+          vectorIndex: { ok: true, ms: expect.any(Number), kind: server.app.services.index.kind },
         },
       });
     });
@@ -229,7 +229,7 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
     });
 
     it("times the embedder and the vector index's writes and searches", async () => {
-      const { embedder, index } = server.app.services.indexer;
+      const { embedder, index } = server.app.services;
       const growth = await growthDuring(anonymous, async () => {
         expect((await user.api.post("/api/v1/memory", { content: "metrics: the spare tyre is flat" })).status).toBe(201);
         expect((await user.api.get("/api/v1/memory/search?query=tyre")).status).toBe(200);

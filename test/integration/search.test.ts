@@ -151,10 +151,12 @@ describe.skipIf(databaseUnavailable()).each(searchPaths())("search through $name
   });
 
   it("rebuilds an emptied index from the database", async () => {
-    const { indexer } = server.app.services;
-    await indexer.index.clear(indexer.embedder.id);
-    if (indexer.index.kind !== "exact") expect(await search("violin recital")).toEqual([]);
+    const { indexer, index, embedder } = server.app.services;
+    const nearest = async () => index.search(embedder.id, (await embedder.embed(["violin recital"]))[0]!, { userId: user.userId }, 5);
+    await index.clear(embedder.id);
+    if (index.kind !== "exact") expect(await nearest()).toEqual([]);
     const progress = await indexer.rebuild();
+    expect((await nearest()).length).toBeGreaterThan(0);
     expect(progress.done).toBe(progress.total);
     expect(progress.embedded).toBe(0); // stored vectors are reused, not made again
     expect((await search("when is the violin recital?"))[0]?.content).toBe(

@@ -97,8 +97,8 @@ export const memoryRoutes: RouteDocs = {
     tag: "Search",
     summary: "Search memories (semantic)",
     description:
-      "Your live (not archived) memories nearest to the query by embedding. With the built-in embedder, nearness means " +
-      "shared wording and word forms, not synonyms.",
+      "Your live (not archived) memories nearest to the query by meaning (sentence vectors), blended with those that " +
+      "share its words (BM25): a paraphrase finds its memory, and so does a word only one memory holds.",
     query: [
       queryParam("What to look for, in natural language.", "hot drinks"),
       limitParam(DEFAULT_SEARCH_LIMIT, "results"),

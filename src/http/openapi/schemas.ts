@@ -210,7 +210,7 @@ export function schemas(limits: Limits): Record<string, Schema> {
     MemoryList: page("memories", ref("schemas", "Memory")),
     SearchHit: withExtra(
       "score",
-      { type: "number", minimum: -1, maximum: 1, description: "Cosine similarity; higher is closer." },
+      { type: "number", minimum: 0, maximum: 1, description: "Relevance from 0 to 1 (BM25 and cosine similarity blended); higher is closer." },
       "A memory found, with its score.",
     ),
     SearchResults: {

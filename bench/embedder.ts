@@ -1,0 +1,59 @@
+// npm run bench:embedder [-- --texts 640 --queries 100]
+// The embedders alone, in this process: texts/s of the sentence encoder's worker pool at 1 and 2 threads (batches
+// of background work), one query's latency when the pool is idle and while a background batch is embedding
+// (queries go first), a repeated query (cached), and the hashed embedder for comparison.
+import { availableParallelism } from "node:os";
+import { parseArgs } from "node:util";
+import { BuiltinEmbedder } from "../src/embeddings/builtin.ts";
+import { SentenceEncoder } from "../src/embeddings/sentence-encoder.ts";
+import { positiveInt } from "./lib/args.ts";
+import { generateMemories, generateQueries } from "./lib/corpus.ts";
+import { machineLine } from "./lib/machine.ts";
+import { measure, summarize } from "./lib/stats.ts";
+import { printTable, type Cell } from "./lib/table.ts";
+
+const { values } = parseArgs({ options: { texts: { type: "string", default: "640" }, queries: { type: "string", default: "100" } } });
+const textCount = positiveInt("texts", values.texts);
+const queryCount = positiveInt("queries", values.queries);
+const texts = generateMemories(textCount).map((m) => m.content);
+const queries = generateQueries(queryCount, 3);
+const meanChars = texts.reduce((sum, t) => sum + t.length, 0) / texts.length;
+
+console.log(`bench:embedder  ${textCount} memory texts (mean ${meanChars.toFixed(0)} characters), ${queryCount} queries`);
+console.log(machineLine());
+
+const rows: Cell[][] = [];
+const rate = (n: number, ms: number) => (n * 1000) / ms;
+
+const hash = new BuiltinEmbedder();
+let started = performance.now();
+await hash.embed(texts);
+rows.push(["hashed", "-", "memory texts, one call", rate(textCount, performance.now() - started), "-", "-"]);
+
+for (const threads of [...new Set([1, Math.min(2, availableParallelism())])]) {
+  const encoder = await SentenceEncoder.create({ threads });
+  try {
+    await encoder.embed(texts.slice(0, 32), "background"); // warm-up
+    started = performance.now();
+    await encoder.embed(texts, "background");
+    rows.push(["sentence encoder", String(threads), "memory texts, background", rate(textCount, performance.now() - started), "-", "-"]);
+
+    const idle = await measure(queryCount, 1, (i) => encoder.embed([`${queries[i]!} (idle ${threads})`]));
+    const idleSummary = summarize(idle.ms, idle.wallMs);
+    rows.push(["sentence encoder", String(threads), "one query, pool idle", idleSummary.perSecond, idleSummary.p50, idleSummary.p95]);
+
+    const background = encoder.embed(texts, "background");
+    const busy = await measure(queryCount, 1, (i) => encoder.embed([`${queries[i]!} (busy ${threads})`]));
+    await background;
+    const busySummary = summarize(busy.ms, busy.wallMs);
+    rows.push(["sentence encoder", String(threads), "one query, background batch running", busySummary.perSecond, busySummary.p50, busySummary.p95]);
+
+    const cached = await measure(queryCount, 1, (i) => encoder.embed([`${queries[i]!} (idle ${threads})`]));
+    const cachedSummary = summarize(cached.ms, cached.wallMs);
+    rows.push(["sentence encoder", String(threads), "one query, repeated (cache)", cachedSummary.perSecond, cachedSummary.p50, cachedSummary.p95]);
+  } finally {
+    await encoder.close();
+  }
+}
+printTable(["embedder", "threads", "work", "texts/s", "p50 ms", "p95 ms"], rows);
+console.log(machineLine());

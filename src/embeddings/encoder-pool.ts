@@ -1,0 +1,157 @@
+import { Worker } from "node:worker_threads";
+import type { EmbedPriority } from "./embedder.ts";
+
+/** What the pool sends a thread (encoder-worker.mjs). */
+interface EncodeRequest {
+  id: number;
+  texts: string[];
+}
+
+/** What a thread answers: once "ready", then one message for each request. */
+type EncoderMessage =
+  | { kind: "ready"; dimensions: number }
+  | { kind: "vectors"; id: number; flat: Float32Array }
+  | { kind: "failed"; id: number; message: string };
+
+/** Texts of one caller, or a slice of them, waiting for a thread. */
+interface Piece {
+  texts: string[];
+  resolve(vectors: Float32Array[]): void;
+  reject(error: Error): void;
+}
+
+interface Thread {
+  worker: Worker;
+  ready: Promise<number>;
+  /** The pieces of the batch it is embedding, in order; empty when idle. */
+  batch: Piece[];
+}
+
+export interface EncoderPoolOptions {
+  threads: number;
+  /** Texts one thread embeds at once; batches gather pieces of several callers up to this. */
+  batchSize: number;
+}
+
+const WORKER_URL = new URL("./encoder-worker.mjs", import.meta.url);
+
+/**
+ * Worker threads that run the sentence encoder, so that inference never blocks the event loop. Queries
+ * ("interactive") go before background work, and the texts waiting when a thread frees up are embedded together
+ * (a batch of 16 costs about 10 ms a text, one text alone about 17): batching across requests.
+ *
+ * Written here rather than taken from a pool library because the two priorities and the gathering of several
+ * callers' texts into one batch are the point, and a generic pool hands out one task at a time.
+ */
+export class EncoderPool {
+  private readonly threads: Thread[] = [];
+  private readonly waiting: Record<EmbedPriority, Piece[]> = { interactive: [], background: [] };
+  private nextId = 0;
+  private closed = false;
+  /** The vectors' size, once the first thread has loaded the model. */
+  readonly dimensions: Promise<number>;
+
+  constructor(private readonly options: EncoderPoolOptions) {
+    for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn());
+    this.dimensions = Promise.any(this.threads.map((thread) => thread.ready));
+  }
+
+  embed(texts: readonly string[], priority: EmbedPriority): Promise<Float32Array[]> {
+    if (this.closed) return Promise.reject(new Error("the sentence encoder is closed"));
+    if (texts.length === 0) return Promise.resolve([]);
+    const size = this.options.batchSize;
+    const parts: Promise<Float32Array[]>[] = [];
+    for (let start = 0; start < texts.length; start += size) {
+      parts.push(
+        new Promise((resolve, reject) => this.waiting[priority].push({ texts: texts.slice(start, start + size), resolve, reject })),
+      );
+    }
+    this.dispatch();
+    return Promise.all(parts).then((results) => results.flat());
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const error = new Error("the sentence encoder was closed");
+    for (const queue of Object.values(this.waiting)) queue.splice(0).forEach((piece) => piece.reject(error));
+    await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
+  }
+
+  private spawn(): Thread {
+    const worker = new Worker(WORKER_URL);
+    worker.unref(); // a forgotten close() must not keep the process alive
+    const thread: Thread = { worker, batch: [], ready: Promise.resolve(0) };
+    thread.ready = new Promise<number>((resolve, reject) => {
+      worker.on("message", (message: EncoderMessage) => {
+        if (message.kind === "ready") {
+          resolve(message.dimensions);
+          this.dispatch();
+        } else this.finish(thread, message);
+      });
+      worker.on("error", (error) => {
+        reject(error);
+        this.fail(thread, error);
+      });
+      worker.on("exit", (code) => {
+        const error = new Error(`the sentence encoder thread stopped (exit code ${code})`);
+        reject(error);
+        this.fail(thread, error);
+        if (!this.closed) this.replace(thread);
+      });
+    });
+    thread.ready.catch(() => {}); // reported through the pieces it fails and through `dimensions`
+    return thread;
+  }
+
+  private replace(dead: Thread): void {
+    const index = this.threads.indexOf(dead);
+    if (index >= 0) this.threads[index] = this.spawn();
+  }
+
+  /** Gives every idle, loaded thread a batch: interactive pieces first, then background ones. */
+  private dispatch(): void {
+    for (const thread of this.threads) {
+      if (thread.batch.length > 0) continue;
+      const batch = this.takeBatch();
+      if (batch.length === 0) return;
+      thread.batch = batch;
+      void thread.ready.then(
+        () => thread.worker.postMessage({ id: ++this.nextId, texts: batch.flatMap((piece) => piece.texts) } satisfies EncodeRequest),
+        () => {},
+      );
+    }
+  }
+
+  private takeBatch(): Piece[] {
+    const batch: Piece[] = [];
+    let count = 0;
+    for (const queue of [this.waiting.interactive, this.waiting.background]) {
+      while (queue.length > 0 && (count === 0 || count + queue[0]!.texts.length <= this.options.batchSize)) {
+        const piece = queue.shift()!;
+        batch.push(piece);
+        count += piece.texts.length;
+      }
+    }
+    return batch;
+  }
+
+  private finish(thread: Thread, message: Exclude<EncoderMessage, { kind: "ready" }>): void {
+    const batch = thread.batch;
+    thread.batch = [];
+    if (message.kind === "failed") {
+      batch.forEach((piece) => piece.reject(new Error(`sentence encoder: ${message.message}`)));
+    } else {
+      const total = batch.reduce((sum, piece) => sum + piece.texts.length, 0);
+      const dimensions = message.flat.length / total;
+      let offset = 0;
+      for (const piece of batch) {
+        piece.resolve(piece.texts.map(() => message.flat.slice(offset, (offset += dimensions))));
+      }
+    }
+    this.dispatch();
+  }
+
+  private fail(thread: Thread, error: Error): void {
+    thread.batch.splice(0).forEach((piece) => piece.reject(error));
+  }
+}
