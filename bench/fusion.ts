@@ -10,7 +10,7 @@ import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { blendScores, LEXICAL_SHARE, reciprocalRankFusion, RRF_K, type Fused } from "../src/domain/fusion.ts";
 import { keyAdmin } from "../src/domain/key-admin.ts";
-import { queryWeight, searchLexical, type LexicalHit } from "../src/domain/lexical.ts";
+import { searchLexical, searchWords, type LexicalHit, type WordMatches } from "../src/domain/lexical.ts";
 import { createLogger } from "../src/logger.ts";
 import { bytesToVector, cosine } from "../src/vectors/codec.ts";
 import { vectorsLanded } from "./lib/backlog.ts";
@@ -32,8 +32,7 @@ interface Lists {
   /** memory id → dia_id */
   dia: Map<string, string>;
   recallLexical: LexicalHit[];
-  searchLexical: LexicalHit[];
-  weight: number;
+  words: WordMatches;
   semantic: { id: string; score: number }[];
 }
 
@@ -88,8 +87,7 @@ try {
         evidence: new Set(qa.evidence),
         dia,
         recallLexical: await searchLexical(app.db, userId, qa.question, DEPTH),
-        searchLexical: await searchLexical(app.db, userId, qa.question, DEPTH, undefined, false),
-        weight: await queryWeight(app.db, userId, qa.question),
+        words: await searchWords(app.db, userId, qa.question, DEPTH),
         semantic: vectors.map(({ id, vector }) => ({ id, score: cosine(query!, vector) })).sort((a, b) => b.score - a.score),
       });
     }
@@ -107,7 +105,7 @@ printTable(
   ["list", "recall@10"],
   [
     ["BM25 with feedback and thread context (recall's)", at10((q) => q.recallLexical).toFixed(3)],
-    ["plain BM25 (search's)", at10((q) => q.searchLexical).toFixed(3)],
+    ["plain BM25 (search's)", at10((q) => q.words.hits).toFixed(3)],
     ["sentence vectors", at10((q) => q.semantic).toFixed(3)],
   ],
 );
@@ -128,7 +126,7 @@ printTable(
 function searchSemantic(q: Lists): { id: string; score: number }[] {
   const top = q.semantic.slice(0, DEPTH);
   const inTop = new Set(top.map((hit) => hit.id));
-  const lexical = new Set(q.searchLexical.map((hit) => hit.id));
+  const lexical = new Set(q.words.hits.map((hit) => hit.id));
   return [...top, ...q.semantic.filter((hit) => lexical.has(hit.id) && !inTop.has(hit.id))];
 }
 
@@ -136,6 +134,6 @@ const shares = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 1];
 console.log(`\nsearch: blend of plain BM25 over the query's weight and cosine, columns BM25's share (in use: ${LEXICAL_SHARE})`);
 printTable(
   ["share", ...shares.map(String)],
-  [["recall@10", ...shares.map((share) => at10((q) => blendScores(q.searchLexical, q.weight, searchSemantic(q), share)).toFixed(3))]],
+  [["recall@10", ...shares.map((share) => at10((q) => blendScores(q.words.hits, q.words.weight, searchSemantic(q), share)).toFixed(3))]],
 );
 console.log(machineLine());

@@ -44,6 +44,9 @@ const LIMIT = 10;
 const TARGET_P95_MS = 15;
 const TARGET_RECALL = 0.95;
 const TARGET_SIZE = 100_000;
+// search with the query's embedding included, at 10 000 memories (the sentence encoder's issue)
+const EMBEDDED_TARGET_P95_MS = 40;
+const EMBEDDED_TARGET_SIZE = 10_000;
 
 type FilterKind = "none" | "type" | "tags" | "date";
 
@@ -290,6 +293,10 @@ for (const r of results) {
   if (r.size === TARGET_SIZE) {
     console.log(verdict(`p95 (service) ${at}`, r.service.p95 < TARGET_P95_MS, `${fixed(r.service.p95)} ms < ${TARGET_P95_MS} ms`));
     console.log(verdict(`p95 (HTTP end to end) ${at}`, r.http.p95 < TARGET_P95_MS, `${fixed(r.http.p95)} ms < ${TARGET_P95_MS} ms`));
+  }
+  if (r.size === EMBEDDED_TARGET_SIZE) {
+    const ok = r.http.p95 <= EMBEDDED_TARGET_P95_MS;
+    console.log(verdict(`p95 (HTTP, query embedded) ${at}`, ok, `${fixed(r.http.p95)} ms <= ${EMBEDDED_TARGET_P95_MS} ms`));
   }
   console.log(verdict(`recall@${LIMIT} ${at}`, r.recall >= TARGET_RECALL, `${r.recall.toFixed(3)} >= ${TARGET_RECALL}`));
 }

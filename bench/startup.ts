@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { parseArgs } from "node:util";
-import { root } from "../scripts/lib/server-process.ts";
+import { freePort, root } from "../scripts/lib/server-process.ts";
 import { machineLine } from "./lib/machine.ts";
 import { positiveInt } from "./lib/args.ts";
 import { newDataDir, removeDataDir } from "./lib/server.ts";
@@ -15,10 +15,10 @@ import { fixed, printTable, verdict } from "./lib/table.ts";
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "5" } } });
 const rounds = positiveInt("rounds", values.rounds);
 const TARGET_RATIO = 1.5;
-const PORT_BASE = 41_000 + Math.floor(Math.random() * 1000);
 
 /** Milliseconds from spawn to the first healthy /healthz, then a clean stop. */
-async function coldStart(embedder: string, port: number): Promise<number> {
+async function coldStart(embedder: string): Promise<number> {
+  const port = await freePort();
   const dir = newDataDir();
   const started = performance.now();
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
@@ -49,7 +49,7 @@ console.log(`bench:startup  ${rounds} rounds, fresh PGlite directory each start,
 console.log(machineLine());
 const times: Record<"use" | "hash", number[]> = { use: [], hash: [] };
 for (let round = 0; round < rounds; round++) {
-  for (const embedder of ["hash", "use"] as const) times[embedder].push(await coldStart(embedder, PORT_BASE + round * 2 + (embedder === "use" ? 1 : 0)));
+  for (const embedder of ["hash", "use"] as const) times[embedder].push(await coldStart(embedder));
 }
 const use = summarize(times.use, 0);
 const hash = summarize(times.hash, 0);

@@ -49,7 +49,7 @@ export function reciprocalRankFusion(lists: { weight: number; hits: RankedHit[] 
 export const LEXICAL_SHARE = 0.3;
 
 /**
- * Search's blend: LEXICAL_SHARE of the memory's BM25 score over the query's weight (`queryWeight` in
+ * Search's blend: LEXICAL_SHARE of the memory's BM25 score over the query's weight (`searchWords` in
  * lexical.ts: what a memory holding every term once would score), capped at 1, plus the rest of the cosine
  * similarity (below 0 counts as 0). 0 to 1.
  */

@@ -161,8 +161,8 @@ export function averageRanks(scores: Scores, limit: number): LexicalHit[] {
 }
 
 /**
- * Lexical search: BM25, widened by pseudo-relevance feedback and with thread context (recall), or plain
- * (`withFeedback` false: search); the best `limit` of the user's live memories (of one thread, when given).
+ * Lexical search for recall: BM25, widened by pseudo-relevance feedback, with thread context; the best
+ * `limit` of the user's live memories (of one thread, when given).
  */
 export async function searchLexical(
   db: Database,
@@ -170,12 +170,10 @@ export async function searchLexical(
   query: string,
   limit: number,
   threadId?: string,
-  withFeedback = true,
 ): Promise<LexicalHit[]> {
   const terms = [...new Set(tokenize(query))];
   const first = await bm25(db, userId, new Map(terms.map((term) => [term, 1])), threadId);
   if (first.size === 0) return [];
-  if (!withFeedback) return averageRanks(first, limit);
   const feedback = await feedbackTerms(db, userId, top(first, FEEDBACK_DOCS), terms);
   const expanded = await bm25(db, userId, new Map(feedback.map((term) => [term, FEEDBACK_WEIGHT])), threadId);
   const scores = new Map(first);
@@ -183,21 +181,42 @@ export async function searchLexical(
   return averageRanks(await withThreadContext(db, scores), limit);
 }
 
+export interface WordMatches {
+  hits: { id: string; score: number }[];
+  /**
+   * What a memory holding every term of the query once would score: Σ idf over the query's terms, a term no
+   * memory holds counting at its full idf. Search divides by it, so that a memory matching one common word of a
+   * long question scores a small share of 1, and one holding the query's only word about 1.
+   */
+  weight: number;
+}
+
 /**
- * What a memory holding every term of the query once would score in BM25's first pass: Σ idf over the query's
- * terms, a term no memory holds counting at its full idf. Search divides by it, so that a memory matching one
- * common word of a long question scores a small share of 1, and one holding the query's only word about 1.
+ * Plain BM25 for search, in one statement with the query's weight: no feedback terms (they would spread a
+ * question's chance word to the memories that hold it) and no thread context. Archived memories are left out
+ * of the best `limit` rather than before (sparing a lookup of every matching memory), so a few may be missing.
  */
-export async function queryWeight(db: Database, userId: string, query: string): Promise<number> {
+export async function searchWords(db: Database, userId: string, query: string, limit: number): Promise<WordMatches> {
   const terms = [...new Set(tokenize(query))];
-  if (terms.length === 0) return 0;
-  const [row] = await db.sql.query<{ weight: number }>(
-    `WITH q AS (SELECT unnest($2::text[]) AS term), ${STATS}
-     SELECT coalesce(sum(ln(1 + (n.n - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5))), 0)::float8 AS weight
-       FROM q LEFT JOIN df USING (term) CROSS JOIN n`,
-    [userId, terms],
+  if (terms.length === 0) return { hits: [], weight: 0 };
+  const rows = await db.sql.query<{ weight: number; id: string | null; score: number | null }>(
+    `WITH q AS (SELECT unnest($2::text[]) AS term), ${STATS},
+          w AS (SELECT sum(ln(1 + (n.n - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5)))::float8 AS weight
+                  FROM q LEFT JOIN df USING (term) CROSS JOIN n),
+          scored AS (
+            SELECT t.memory_id AS id, sum(${IDF} * t.tf * ($3::float8 + 1) / (t.tf + $3::float8)) AS score
+              FROM memory_terms t JOIN df USING (term) CROSS JOIN n
+             WHERE t.user_id = $1::uuid
+             GROUP BY t.memory_id ORDER BY score DESC, t.memory_id LIMIT $4)
+     SELECT w.weight, s.id, s.score
+       FROM w LEFT JOIN (SELECT s.* FROM scored s JOIN memories m ON m.id = s.id WHERE NOT m.is_archived) s ON true
+      ORDER BY s.score DESC`,
+    [userId, terms, K1, limit],
   );
-  return Number(row?.weight ?? 0);
+  return {
+    weight: Number(rows[0]?.weight ?? 0),
+    hits: rows.filter((row) => row.id !== null).map((row) => ({ id: row.id!, score: Number(row.score) })),
+  };
 }
 
 /** Makes the terms of memories that have none from the current tokenizer (older data, a new tokenizer). */

@@ -8,7 +8,7 @@ import { bytesToVector, cosine } from "../vectors/codec.ts";
 import { filterConditions } from "../vectors/sql-filter.ts";
 import type { VectorFilter, VectorHit, VectorIndex } from "../vectors/vector-index.ts";
 import { blendScores } from "./fusion.ts";
-import { queryWeight, searchLexical } from "./lexical.ts";
+import { searchWords } from "./lexical.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
 import { checkContentText, checkTags, checkType } from "./memory-input.ts";
 import { MEMORY_COLUMNS } from "./memory-rows.ts";
@@ -18,7 +18,7 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 // how deep each list is read before blending
 const DEPTH = 100;
 // fused hits read beyond the page, in case some are gone from the database by now; with a filter, all of them,
-// as BM25's list is not filtered before the rows are
+// as BM25's list is not filtered by type, tags or date before the rows are
 const SLACK = 10;
 
 export interface SearchFilter {
@@ -30,7 +30,7 @@ export interface SearchFilter {
 
 export interface ScoredMemory {
   memory: Memory;
-  /** 0 to 1: the mean of the memory's BM25 score relative to the best one and its cosine similarity. */
+  /** 0 to 1: BM25's share of the memory's BM25 score over the query's weight, plus the rest of its cosine. */
   score: number;
 }
 
@@ -93,15 +93,13 @@ export class SearchService {
     const page = checkPage(limit, 0, DEFAULT_SEARCH_LIMIT);
     const vectorFilter = this.vectorFilter(principal, filter);
     const embedding = this.embedQuery(text);
-    const [lexical, weight, nearest] = await Promise.all([
-      // plain BM25: feedback terms would spread a question's chance word to the memories that hold it
-      searchLexical(this.db, principal.userId, text, DEPTH, undefined, false),
-      queryWeight(this.db, principal.userId, text),
+    const [words, nearest] = await Promise.all([
+      searchWords(this.db, principal.userId, text, DEPTH),
       embedding.then((vector) => this.nearest(vector, vectorFilter, DEPTH)),
     ]);
-    const semantic = [...nearest, ...(await this.similarities(await embedding, lexical, nearest))];
+    const semantic = [...nearest, ...(await this.similarities(await embedding, words.hits, nearest))];
     const filtered = Object.keys(vectorFilter).length > 1;
-    const hits = blendScores(lexical, weight, semantic).slice(0, filtered ? undefined : page.limit + SLACK);
+    const hits = blendScores(words.hits, words.weight, semantic).slice(0, filtered ? undefined : page.limit + SLACK);
     const memories = await this.live(vectorFilter, hits.map((hit) => hit.id), memoryQuery);
     return hits
       .filter((hit) => memories.has(hit.id))

@@ -29,8 +29,8 @@ interface Thread {
 
 export interface EncoderPoolOptions {
   threads: number;
-  /** Texts one thread embeds at once; batches gather pieces of several callers up to this. */
-  batchSize: number;
+  /** The most texts a thread embeds at once, for each priority; a batch gathers pieces of several callers. */
+  batchSize: Record<EmbedPriority, number>;
 }
 
 const WORKER_URL = new URL("./encoder-worker.mjs", import.meta.url);
@@ -38,7 +38,8 @@ const WORKER_URL = new URL("./encoder-worker.mjs", import.meta.url);
 /**
  * Worker threads that run the sentence encoder, so that inference never blocks the event loop. Queries
  * ("interactive") go before background work, and the texts waiting when a thread frees up are embedded together
- * (a batch of 16 costs about 10 ms a text, one text alone about 17): batching across requests.
+ * (in a batch of 8 or more a text costs about 10 ms, alone about 14): batching across requests. Background
+ * batches are kept small, as a query that finds every thread busy waits for one of them to finish.
  *
  * Written here rather than taken from a pool library because the two priorities and the gathering of several
  * callers' texts into one batch are the point, and a generic pool hands out one task at a time.
@@ -59,7 +60,7 @@ export class EncoderPool {
   embed(texts: readonly string[], priority: EmbedPriority): Promise<Float32Array[]> {
     if (this.closed) return Promise.reject(new Error("the sentence encoder is closed"));
     if (texts.length === 0) return Promise.resolve([]);
-    const size = this.options.batchSize;
+    const size = this.options.batchSize[priority];
     const parts: Promise<Float32Array[]>[] = [];
     for (let start = 0; start < texts.length; start += size) {
       parts.push(
@@ -125,8 +126,10 @@ export class EncoderPool {
   private takeBatch(): Piece[] {
     const batch: Piece[] = [];
     let count = 0;
-    for (const queue of [this.waiting.interactive, this.waiting.background]) {
-      while (queue.length > 0 && (count === 0 || count + queue[0]!.texts.length <= this.options.batchSize)) {
+    for (const priority of ["interactive", "background"] as const) {
+      const queue = this.waiting[priority];
+      const size = this.options.batchSize[priority];
+      while (queue.length > 0 && (count === 0 || count + queue[0]!.texts.length <= size)) {
         const piece = queue.shift()!;
         batch.push(piece);
         count += piece.texts.length;

@@ -7,7 +7,9 @@ const MODEL = "use-lite@0.2.0";
 // Texts longer than this are embedded by their beginning: the encoder's attention grows with the square of a
 // text's length, and it was trained on sentences. BM25 still sees the whole text.
 const MAX_CHARS = 2_000;
-const BATCH_SIZE = 16;
+// texts a thread embeds at once: queries gathered up to 16; background work 8 at a time, which costs it little
+// (bench:embedder) and bounds how long a query waits for a busy thread (about 8 × 10 ms)
+const BATCH_SIZE = { interactive: 16, background: 8 };
 const CACHE_ENTRIES = 4_096;
 
 export interface SentenceEncoderOptions {
