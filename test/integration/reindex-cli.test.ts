@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { npmRun, startServerProcess } from "../../scripts/lib/server-process.ts";
+import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase } from "../support/server.ts";
+
+const search = async (url: string, key: string, query: string) =>
+  (await (
+    await fetch(`${url}/api/v1/memory/search?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${key}` } })
+  ).json()) as { results: { content: string; score: number }[] };
+
+// The operator's way from the hashed embedder to the sentence encoder (the default) in one go, and back
+describe.skipIf(databaseUnavailable())("npm run reindex across a change of embedder", () => {
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    if (databaseUnderTest() === "postgres") {
+      const db = await freshPostgresDatabase();
+      env = { DATABASE_URL: db.url };
+      cleanup = db.drop;
+    } else {
+      const dir = mkdtempSync(join(tmpdir(), "memory-reindex-"));
+      env = { DATA_DIR: dir };
+      cleanup = async () => rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  afterAll(() => cleanup?.());
+
+  it("embeds every memory anew with the configured embedder, with progress, and search finds by meaning after", async () => {
+    const created = await npmRun("keys", ["create", "--user", "r@x", "--name", "t", "--json"], env);
+    expect(created.code, created.stderr).toBe(0);
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    const hashed = await startServerProcess({ ...env, EMBEDDER: "hash" });
+    try {
+      for (const content of ["I adopted a golden retriever named Biscuit", "I drive a red Toyota Corolla", "My sister lives in Lisbon"]) {
+        const res = await fetch(`${hashed.url}/api/v1/memory`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ content }),
+        });
+        expect(res.status).toBe(201);
+      }
+    } finally {
+      hashed.child.kill("SIGTERM");
+      await hashed.exited;
+    }
+
+    const reindexed = await npmRun("reindex", [], { ...env, EMBEDDER: "use" });
+    expect(reindexed.code, reindexed.stderr).toBe(0);
+    expect(reindexed.stderr).toContain("100% 3/3 memories, 3 embedded");
+    expect(reindexed.stdout).toMatch(/Reindexed 3 memories \(3 embedded anew\)/);
+
+    const server = await startServerProcess({ ...env, EMBEDDER: "use" });
+    try {
+      expect(server.log.join("\n")).not.toContain("memories without a vector of this embedder");
+      const found = await search(server.url, key, "what kind of dog do I have?");
+      expect(found.results[0]?.content).toBe("I adopted a golden retriever named Biscuit");
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  });
+});
