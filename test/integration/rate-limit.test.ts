@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer, type TestServer } from "../support/server.ts";
 import { redisAvailable, redisUrl } from "../support/redis.ts";
 
@@ -13,7 +13,10 @@ describe.skipIf(databaseUnavailable())("rate limits", () => {
   afterAll(() => server?.close());
 
   it("puts X-RateLimit-Limit, -Remaining and -Reset on every authenticated response, counting down", async () => {
-    const user = await server.newUser();
+    // a window of its own, long enough that a loaded machine cannot start a new one between the four requests
+    const own = await startTestServer({ RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_SECONDS: "60" });
+    onTestFinished(() => own.close());
+    const user = await own.newUser();
     const before = Math.floor(Date.now() / 1000);
     const remaining: number[] = [];
     for (const res of [
@@ -25,7 +28,7 @@ describe.skipIf(databaseUnavailable())("rate limits", () => {
       expect(res.headers.get("x-ratelimit-limit")).toBe("5");
       const reset = Number(res.headers.get("x-ratelimit-reset"));
       expect(reset).toBeGreaterThanOrEqual(before);
-      expect(reset).toBeLessThanOrEqual(before + 3);
+      expect(reset).toBeLessThanOrEqual(before + 61);
       remaining.push(Number(res.headers.get("x-ratelimit-remaining")));
     }
     expect(remaining).toEqual([4, 3, 2, 1]);
