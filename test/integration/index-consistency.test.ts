@@ -8,7 +8,7 @@ import { LEXICAL_SHARE } from "../../src/domain/fusion.ts";
 import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
 import type { Embedder } from "../../src/embeddings/embedder.ts";
 import type { VectorIndex } from "../../src/vectors/vector-index.ts";
-import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer } from "../support/server.ts";
+import { databaseUnavailable, databaseUnderTest, persistentDatabase, startTestServer } from "../support/server.ts";
 
 /** Wraps an index so that its writes fail while `failing` is true. */
 function flaky(failing: { on: boolean }) {
@@ -33,16 +33,6 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, se
     if (done(value) || waited > seconds * 1000) return value;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-}
-
-/** A database (and data directory) that outlives one server, for restart tests. */
-async function persistentDatabase(): Promise<{ env: Env; drop(): Promise<void> }> {
-  if (databaseUnderTest() === "postgres") {
-    const db = await freshPostgresDatabase();
-    return { env: { DATABASE_URL: db.url }, drop: db.drop };
-  }
-  const dir = mkdtempSync(join(tmpdir(), "memory-consistency-"));
-  return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 const searchIds = async (api: { get(path: string): Promise<{ body: { results: { id: string }[] } }> }, query: string) =>

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { npmRun, startServerProcess, type ServerProcess } from "../../scripts/lib/server-process.ts";
-import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase } from "../support/server.ts";
+import { databaseUnavailable, persistentDatabase } from "../support/server.ts";
 
 const api = (url: string, key: string) =>
   fetch(`${url}/api/v1/memory`, { headers: { authorization: `Bearer ${key}` } }).then((res) => res.status);
@@ -13,15 +10,9 @@ describe.skipIf(databaseUnavailable())("npm run keys", () => {
   let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
-    if (databaseUnderTest() === "postgres") {
-      const db = await freshPostgresDatabase();
-      env = { DATABASE_URL: db.url };
-      cleanup = db.drop;
-    } else {
-      const dir = mkdtempSync(join(tmpdir(), "memory-cli-"));
-      env = { DATA_DIR: dir };
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    }
+    const database = await persistentDatabase();
+    env = database.env;
+    cleanup = database.drop;
   });
   afterAll(() => cleanup?.());
 

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenize } from "../../src/text/tokenize.ts";
 import { DISTRACTORS, PARAPHRASES } from "../fixtures/paraphrases.ts";
-import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { databaseUnavailable, persistentDatabase, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
 import { vectorsLanded } from "../support/vectors.ts";
 
 // The default configuration: EMBEDDER=auto is the offline sentence encoder when no OpenAI endpoint is set.
@@ -72,15 +69,9 @@ describe.skipIf(databaseUnavailable())("search by meaning with the default embed
 });
 
 describe.skipIf(databaseUnavailable())("a change of embedder", () => {
-  let database: { env: Record<string, string>; drop(): Promise<void> };
+  let database: Awaited<ReturnType<typeof persistentDatabase>>;
   beforeAll(async () => {
-    if (databaseUnderTest() === "postgres") {
-      const db = await freshPostgresDatabase();
-      database = { env: { DATABASE_URL: db.url }, drop: db.drop };
-    } else {
-      const dir = mkdtempSync(join(tmpdir(), "memory-embedder-change-"));
-      database = { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-    }
+    database = await persistentDatabase();
   });
   afterAll(() => database?.drop());
 

@@ -1,24 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { npmRun, startServerProcess } from "../../scripts/lib/server-process.ts";
-import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase } from "../support/server.ts";
+import { databaseUnavailable, persistentDatabase } from "../support/server.ts";
 
 describe.skipIf(databaseUnavailable())("graceful shutdown", () => {
   let env: Record<string, string>;
   let cleanup: () => Promise<void>;
 
   beforeAll(async () => {
-    if (databaseUnderTest() === "postgres") {
-      const db = await freshPostgresDatabase();
-      env = { DATABASE_URL: db.url };
-      cleanup = db.drop;
-    } else {
-      const dir = mkdtempSync(join(tmpdir(), "memory-shutdown-"));
-      env = { DATA_DIR: dir };
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    }
+    const database = await persistentDatabase();
+    env = database.env;
+    cleanup = database.drop;
   });
   afterAll(() => cleanup?.());
 

@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { inject } from "vitest";
 import { createApp, type App } from "../../src/app.ts";
@@ -52,6 +55,19 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Pr
       await c.end();
     },
   };
+}
+
+/**
+ * A database (and data directory) that outlives one server, for restart and CLI tests: a fresh PostgreSQL
+ * database, or a temporary PGlite directory; `drop` removes it.
+ */
+export async function persistentDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (databaseUnderTest() === "postgres") {
+    const db = await freshPostgresDatabase();
+    return { env: { DATABASE_URL: db.url }, drop: db.drop };
+  }
+  const dir = mkdtempSync(join(tmpdir(), "memory-test-"));
+  return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** The service on a free loopback port, on a fresh database of the kind under test. */
