@@ -62,6 +62,11 @@ const schema = z.object({
   MAX_METADATA_BYTES: int(2).default(16 * 1024),
   MAX_BODY_BYTES: int(1024).default(2 * 1024 * 1024),
 
+  HTTP_HEADERS_TIMEOUT_SECONDS: int(1, 3600).default(10),
+  HTTP_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(30),
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: int(1, 3600).default(5),
+  HTTP_MAX_CONNECTIONS: int(1).default(1024),
+
   GRAPHIQL: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.default(true),
   SHUTDOWN_TIMEOUT_MS: int(0).default(10_000),
@@ -85,6 +90,18 @@ export interface Limits {
   maxBodyBytes: number;
 }
 
+/** How long a client may take, and how many may be connected: Node's defaults let a slow client hold a socket for minutes. */
+export interface HttpLimits {
+  /** To send the request's headers. */
+  headersTimeoutMs: number;
+  /** To send the whole request, body included (the answer's time does not count). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Connections beyond this are refused at once. */
+  maxConnections: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -103,6 +120,7 @@ export interface Config {
   rateLimit: { max: number; windowSeconds: number; redisUrl: string | undefined };
   legacySunsetEnforce: boolean;
   limits: Limits;
+  http: HttpLimits;
   graphiql: boolean;
   introspection: boolean;
   shutdownTimeoutMs: number;
@@ -161,6 +179,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxTagChars: e.MAX_TAG_CHARS,
       maxMetadataBytes: e.MAX_METADATA_BYTES,
       maxBodyBytes: e.MAX_BODY_BYTES,
+    },
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+      maxConnections: e.HTTP_MAX_CONNECTIONS,
     },
     graphiql: e.GRAPHIQL,
     introspection: e.GRAPHQL_INTROSPECTION,

@@ -8,7 +8,7 @@ import { AppError, asAppError, unauthorized } from "./errors.ts";
 import type { Context } from "./graphql/context.ts";
 import { graphiqlPage } from "./graphql/graphiql.ts";
 import type { Yoga } from "./graphql/yoga.ts";
-import { parseJsonBody, readBody } from "./http/body.ts";
+import { bodyText, parseJsonBody, readBody } from "./http/body.ts";
 import { createCors } from "./http/cors.ts";
 import { createApiDocs } from "./http/api-docs.ts";
 import { serveDashboard } from "./http/dashboard.ts";
@@ -80,6 +80,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     const context: Context = { principal, services, requestId };
     // read here, not by Yoga, so that the size limit holds and an idempotent request's body can be hashed
     const body = req.method === "POST" ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
+    bodyText(body); // Yoga would decode bytes that are not UTF-8 leniently
     return idempotent(services.idempotency, req, principal, body, async () => {
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
@@ -205,7 +206,15 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     }
   }
 
-  const server = createServer((req, res) => {
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = config.http;
+  const serverOptions = {
+    headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    // how often Node looks for requests past their time (30 s by default, which would stretch a 10 s limit)
+    connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+  };
+  const server = createServer(serverOptions, (req, res) => {
     inFlight++;
     res.once("close", () => {
       inFlight--;
@@ -213,6 +222,8 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     });
     void handle(req, res);
   });
+
+  server.maxConnections = maxConnections;
 
   return {
     server,

@@ -4,7 +4,8 @@ import { errorStatus, isErrorCode, type ErrorCode } from "../errors.ts";
 
 /**
  * Gives every error a code from the shared table: Yoga's own request errors (bad JSON, wrong method) and
- * graphql-js' parse, validation and variable errors come without one.
+ * graphql-js' parse, validation and variable errors come without one. Yoga also copies the parser's exception
+ * into `extensions.originalError` of a bad JSON body, which tells a client nothing it needs: it is dropped.
  */
 export function useErrorCodes(): Plugin {
   return {
@@ -19,14 +20,18 @@ type ResultProcessorInput = Parameters<NonNullable<Plugin["onResultProcess"]>>[0
 type SingleResult = Exclude<ResultProcessorInput, readonly unknown[] | AsyncIterable<unknown>>;
 
 function withCodes(result: SingleResult): SingleResult {
-  if (!result.errors?.some((error) => !isErrorCode(error.extensions?.code))) return result;
+  if (!result.errors?.some(needsRewrite)) return result;
   return { ...result, errors: result.errors.map((error) => withCode(error as GraphQLError)) };
 }
 
+const needsRewrite = (error: { extensions?: Record<string, unknown> }) =>
+  !isErrorCode(error.extensions?.code) || error.extensions?.originalError !== undefined;
+
 function withCode(error: GraphQLError): GraphQLError {
-  if (isErrorCode(error.extensions?.code)) return error;
-  const http = error.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined;
-  const code = codeFor(error.message, http?.status);
+  if (!needsRewrite(error)) return error;
+  const { originalError: _parserError, ...extensions } = error.extensions ?? {};
+  const http = extensions.http as { status?: number; headers?: Record<string, string> } | undefined;
+  const code = isErrorCode(extensions.code) ? extensions.code : codeFor(error.message, http?.status);
   // no `spec` flag: Yoga would answer such errors 200 to application/json clients, and a request that cannot
   // run is a 4xx here, whatever the client accepts
   return new GraphQLError(error.message, {
@@ -36,7 +41,7 @@ function withCode(error: GraphQLError): GraphQLError {
     path: error.path,
     originalError: error.originalError,
     extensions: {
-      ...error.extensions,
+      ...extensions,
       code,
       http: { status: http?.status ?? errorStatus[code], ...(http?.headers ? { headers: http.headers } : {}) },
     },

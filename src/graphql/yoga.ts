@@ -7,6 +7,7 @@ import { useArmor } from "./use-armor.ts";
 import type { Context } from "./context.ts";
 import { getSchema } from "./schema.ts";
 import { useErrorCodes } from "./use-error-codes.ts";
+import { useStrictParams } from "./use-strict-params.ts";
 import { useMetrics, type OperationObserver } from "./use-metrics.ts";
 
 
@@ -38,6 +39,7 @@ export function createGraphQL(config: Config, logger: Logger, observe: Operation
     plugins: [
       useArmor(config.introspection),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
+      useStrictParams(),
       useErrorCodes(),
       useMetrics(observe),
     ],

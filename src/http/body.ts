@@ -18,6 +18,20 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The body as text, refused when it is not UTF-8 (which JSON and GraphQL documents must be): decoding it
+ * leniently would store U+FFFD where the client's bytes were, and answer 201 as if nothing were wrong.
+ */
+export function bodyText(body: Uint8Array): string {
+  try {
+    return utf8.decode(body);
+  } catch {
+    throw new AppError("INVALID_JSON", "The request body is not valid UTF-8");
+  }
+}
+
 export function isJsonContentType(req: IncomingMessage): boolean {
   const type = req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
   return type === "application/json" || (type?.startsWith("application/") === true && type.endsWith("+json"));
@@ -29,8 +43,9 @@ export function parseJsonBody(req: IncomingMessage, body: Buffer): unknown {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "The request body must be JSON, sent with Content-Type: application/json");
   }
   if (body.length === 0) throw new AppError("VALIDATION_ERROR", "A JSON request body is required");
+  const text = bodyText(body);
   try {
-    return JSON.parse(body.toString("utf8"));
+    return JSON.parse(text);
   } catch (error) {
     throw new AppError("INVALID_JSON", `The request body is not valid JSON: ${(error as Error).message}`);
   }

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
 
@@ -84,5 +85,84 @@ describe.skipIf(databaseUnavailable())("GraphQL in production settings", () => {
   it("does not serve GraphiQL when GRAPHIQL=false", async () => {
     const res = await server.client().get("/graphql", { headers: { accept: "text/html" } });
     expect(res.status).toBe(404);
+  });
+});
+
+describe.skipIf(databaseUnavailable())("GraphQL over HTTP: malformed parameters", () => {
+  let server: TestServer;
+  let user: TestUser;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    user = await server.newUser();
+  });
+  afterAll(() => server?.close());
+
+  const get = (params: Record<string, string>) => user.api.get(`/graphql?${new URLSearchParams(params)}`);
+  const post = (body: string, type = "application/json") => user.api.post("/graphql", undefined, { raw: body, headers: { "content-type": type } });
+  const expect400 = (res: { status: number; body: any }, code: string, message: RegExp) => {
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.errors?.[0]).toMatchObject({ extensions: { code } });
+    expect(res.body.errors?.[0]?.message).toMatch(message);
+    expect(res.body.errors?.[0]?.extensions).not.toHaveProperty("originalError");
+  };
+
+  it("answers 400 INVALID_JSON, naming the parameter, to variables or extensions that are not JSON on GET", async () => {
+    expect400(await get({ query: "{me{id}}", variables: "{bad" }), "INVALID_JSON", /"variables" parameter is not valid JSON/);
+    expect400(await get({ query: "{me{id}}", extensions: "{bad" }), "INVALID_JSON", /"extensions" parameter is not valid JSON/);
+    expect400(await post(new URLSearchParams({ query: "{me{id}}", variables: "{bad" }).toString(), "application/x-www-form-urlencoded"), "INVALID_JSON", /"variables"/);
+    expect((await get({ query: "{me{id}}", variables: "{}" })).status).toBe(200);
+  });
+
+  it("answers 400 to variables, extensions or operationName of the wrong type, on GET and POST", async () => {
+    expect400(await get({ query: "{me{id}}", variables: "[1]" }), "VALIDATION_ERROR", /variables/);
+    expect400(await post(JSON.stringify({ query: "{me{id}}", variables: "{bad" })), "VALIDATION_ERROR", /variables/);
+    expect400(await post(JSON.stringify({ query: "{me{id}}", extensions: 5 })), "VALIDATION_ERROR", /extensions/);
+    expect400(await post(JSON.stringify({ query: "{me{id}}", operationName: 5 })), "VALIDATION_ERROR", /"operationName" must be a string/);
+  });
+
+  it("drops the JSON parser's own error from a body that is not JSON", async () => {
+    expect400(await post("{bad"), "INVALID_JSON", /JSON/);
+  });
+
+  it("refuses a body that is not UTF-8 rather than storing U+FFFD", async () => {
+    const bytes = (before: string, after: string) => new Uint8Array(Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe]), Buffer.from(after)]));
+    const rest = await user.api.post("/api/v1/memory", undefined, { raw: bytes('{"content":"a', '"}'), headers: { "content-type": "application/json" } });
+    expect(rest.status).toBe(400);
+    expect(rest.body.error).toMatchObject({ code: "INVALID_JSON", message: expect.stringMatching(/UTF-8/) });
+    const query = JSON.stringify({ query: "mutation { createMemory(input: { content: \"a" }).slice(0, -1);
+    const gql = await user.api.post("/graphql", undefined, { raw: bytes(query, '" }) { id } }"}'), headers: { "content-type": "application/json" } });
+    expect400(gql, "INVALID_JSON", /UTF-8/);
+    expect((await user.api.get("/api/v1/memory")).body.total).toBe(0);
+  });
+
+  // every parameter of GraphQL over HTTP, on GET, form POST and JSON POST: any value, never a 5xx
+  const text = fc.oneof(fc.string(), fc.constantFrom("", "{", "[", "null", "1", '"x"', "{}", "[]", '{"a":', "{me{id}}", "{ me { id } }", "query Q { me { id } }", "\u0000"));
+  const json = fc.oneof(fc.jsonValue({ maxDepth: 3 }), text);
+  const params = fc.record(
+    { query: fc.oneof(text, fc.constantFrom("{ me { id } }", "query Q { me { id } } query R { me { email } }")), variables: text, extensions: text, operationName: text },
+    { requiredKeys: [] },
+  );
+  const request = fc.oneof(
+    params.map((p) => ({ method: "GET", path: `/graphql?${new URLSearchParams(p)}` })),
+    params.map((p) => ({ method: "POST", path: "/graphql", body: new URLSearchParams(p).toString(), type: "application/x-www-form-urlencoded" })),
+    fc
+      .record({ query: json, variables: json, extensions: json, operationName: json }, { requiredKeys: [] })
+      .chain((b) => fc.constantFrom<unknown>(b, [b], [b, b]))
+      .map((b) => ({ method: "POST", path: "/graphql", body: JSON.stringify(b), type: "application/json" })),
+    fc.record({ method: fc.constant("POST"), path: fc.constant("/graphql"), body: text, type: fc.constantFrom("application/graphql", "application/json", "text/plain") }),
+  );
+
+  it("answers 600 random GraphQL HTTP requests with no 5xx and a coded error", async () => {
+    await fc.assert(
+      fc.asyncProperty(request, async ({ method, path, body, type }: { method: string; path: string; body?: string; type?: string }) => {
+        const res = await user.api.request(method, path, body === undefined ? {} : { raw: body, headers: { "content-type": type! } });
+        logged.push(`${method} ${path.slice(0, 120)} ${body?.slice(0, 120) ?? ""} -> ${res.status}`);
+        expect(res.status, logged.at(-1)).toBeLessThan(500);
+        if (res.status >= 400) expect(res.body?.errors?.[0]?.extensions?.code, res.text.slice(0, 200)).toMatch(/^[A-Z_]+$/);
+      }),
+      { numRuns: 600 },
+    );
   });
 });

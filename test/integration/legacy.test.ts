@@ -8,6 +8,8 @@ const DEPRECATION_HEADERS = {
   "x-api-warn": "Deprecated: use /api/v1/memory (user-scoped through the API key); see /docs/migration",
 };
 
+const USER_ID_IGNORED = "userId is ignored: the API key decides whose memories these are";
+
 const headersOf = (res: { headers: Headers }) =>
   Object.fromEntries(Object.keys(DEPRECATION_HEADERS).map((name) => [name, res.headers.get(name)]));
 
@@ -29,7 +31,7 @@ describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
       kind: "preference",
     });
     expect(res.status).toBe(201);
-    expect(headersOf(res)).toEqual(DEPRECATION_HEADERS);
+    expect(headersOf(res)).toEqual({ ...DEPRECATION_HEADERS, "x-api-warn": `${DEPRECATION_HEADERS["x-api-warn"]}; ${USER_ID_IGNORED}` });
     expect(res.body).toEqual({
       id: expect.any(String),
       workspaceId: "ws_1",
@@ -90,6 +92,43 @@ describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
     expect(listed.headers.get("deprecation")).toBeNull();
     expect((await user.api.delete(`/api/v1/memories/${created.id}`)).status).toBe(200);
     expect((await user.api.get(`/api/v1/memories/${created.id}`)).status).toBe(404);
+  });
+
+  it("accepts the fields legacy clients still send, ignores them for scoping, and says so in X-API-Warn", async () => {
+    const list = await user.api.get("/api/v1/memories?workspaceId=ws-1&userId=u-1&limit=100");
+    expect(list.status).toBe(200);
+    expect(list.headers.get("x-api-warn")).toBe(`${DEPRECATION_HEADERS["x-api-warn"]}; ${USER_ID_IGNORED}`);
+
+    const other = await server.newUser();
+    const theirs = (await other.api.post("/api/v1/memory", { content: "not yours" })).body;
+    const created = (await user.api.post("/api/v1/memories", { workspaceId: "ws-1", userId: "u-1", content: "legacy record" })).body;
+    const scope = `workspaceId=ws-1&userId=${other.userId}`;
+    const read = await user.api.get(`/api/v1/memories/${created.id}?${scope}`);
+    expect(read.status).toBe(200);
+    expect(read.headers.get("x-api-warn")).toBe("workspaceId and userId are ignored: the API key decides whose memories these are");
+    expect((await user.api.get(`/api/v1/memories/${theirs.id}?${scope}`)).status).toBe(404);
+
+    const patched = await user.api.patch(`/api/v1/memories/${created.id}?userId=u-1`, {
+      workspaceId: "ws-9",
+      userId: other.userId,
+      kind: "task",
+      ttlMinutes: 5,
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id: created.id, type: "task" });
+    expect(patched.headers.get("x-api-warn")).toBe(
+      "userId and workspaceId are ignored: the API key decides whose memories these are; ttlMinutes is no longer supported " +
+        "and ignored; kind is now type",
+    );
+    expect((await other.api.get(`/api/v1/memories/${created.id}`)).status).toBe(404);
+    const replaced = await user.api.put(`/api/v1/memories/${created.id}`, { content: "replaced", kind: "note", ttl_expires_at: "2030-01-01" });
+    expect(replaced.body).toMatchObject({ content: "replaced", type: "note" });
+    const conflicting = await user.api.patch(`/api/v1/memories/${created.id}`, { kind: "a", type: "b" });
+    expect(conflicting.status).toBe(400);
+    expect(conflicting.body.error.message).toMatch(/kind and type/);
+    expect((await user.api.delete(`/api/v1/memories/${created.id}?workspaceId=ws-1`)).headers.get("x-api-warn")).toMatch(/workspaceId is ignored/);
+    // current clients see no warning
+    expect((await user.api.get(`/api/v1/memories/${theirs.id}`)).headers.get("x-api-warn")).toBeNull();
   });
 
   it("never shows another user's memories, whatever userId and workspaceId say", async () => {

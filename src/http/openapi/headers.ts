@@ -83,7 +83,7 @@ export function deprecationHeaders(deprecation: Deprecation): Record<string, Hea
     },
     "X-API-Warn": {
       description:
-        "What to use instead. When the request sent ttlMinutes or ttl_expires_at, a second sentence says they were ignored.",
+        "What to use instead; then, when the request sent fields the current API dropped (userId, ttlMinutes, ttl_expires_at), which were ignored.",
       required: true,
       schema: { type: "string", examples: [deprecation.warning] },
     },

@@ -54,6 +54,12 @@ export const legacyRoutes: RouteDocs = {
         schema: { type: "string", minLength: 1, maxLength: MAX_LEGACY_ID_CHARS },
         example: "ws_1",
       },
+      {
+        name: "userId",
+        in: "query",
+        description: "Sent by legacy clients: accepted and ignored (the API key decides whose memories these are); X-API-Warn says so.",
+        schema: { type: "string" },
+      },
       limitParam(DEFAULT_LIST_LIMIT, "memories"),
       offsetParam("memories"),
     ],

@@ -6,6 +6,7 @@ import {
   EXAMPLE_MEMORY,
   EXAMPLE_MEMORY_ID,
   EXAMPLE_THREAD_ID,
+  legacyScopeParams,
   limitParam,
   offsetParam,
   tagsParam,
@@ -205,6 +206,7 @@ export const memoryRoutes: RouteDocs = {
     tag: "Memories",
     summary: "Get a memory",
     pathParams: MEMORY_ID,
+    query: legacyScopeParams,
     success: { status: 200, description: "The memory.", schema: ref("schemas", "Memory"), example: EXAMPLE_MEMORY },
     errors: { NOT_FOUND },
   },
@@ -214,6 +216,7 @@ export const memoryRoutes: RouteDocs = {
     summary: "Update a memory (partial)",
     description: "Changes the fields sent and keeps the others.",
     pathParams: MEMORY_ID,
+    query: legacyScopeParams,
     body: {
       schema: ref("schemas", "MemoryPatch"),
       examples: {
@@ -233,6 +236,7 @@ export const memoryRoutes: RouteDocs = {
     summary: "Replace a memory (full)",
     description: "Replaces every writable field; a field left out goes back to its default.",
     pathParams: MEMORY_ID,
+    query: legacyScopeParams,
     body: {
       schema: ref("schemas", "MemoryReplace"),
       examples: {
@@ -250,6 +254,7 @@ export const memoryRoutes: RouteDocs = {
     tag: "Memories",
     summary: "Delete a memory",
     pathParams: MEMORY_ID,
+    query: legacyScopeParams,
     success: { status: 200, description: "Deleted.", schema: ref("schemas", "Ok"), example: { ok: true } },
     errors: { NOT_FOUND },
   },

@@ -60,6 +60,15 @@ export const tagsParam = (description: string): Parameter => ({
   example: "drinks",
 });
 
+/** The scope legacy clients still send to the record routes: accepted and ignored (src/rest/legacy-fields.ts). */
+export const legacyScopeParams: Parameter[] = ["workspaceId", "userId"].map((name) => ({
+  name,
+  in: "query",
+  description: "Sent by legacy clients: accepted and ignored (the API key decides whose memory it is); X-API-Warn says so.",
+  deprecated: true,
+  schema: { type: "string" },
+}));
+
 export const EXAMPLE_MEMORY_ID = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 export const EXAMPLE_THREAD_ID = "0190a1b2-0000-7e5f-8a9b-0c1d2e3f4a5b";
 

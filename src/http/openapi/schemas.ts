@@ -81,6 +81,12 @@ export function schemas(limits: Limits): Record<string, Schema> {
   };
   const memoryFields = { content, type, tags, metadata, thread_id: threadId, is_archived: isArchived };
   const memoryBodyIgnored = ignored(["id", "ok", "created_at", "updated_at"]);
+  // what legacy clients send to the record routes they share with current ones (src/rest/legacy-fields.ts)
+  const legacyNote = "Sent by legacy clients: accepted, ignored, and X-API-Warn says so.";
+  const legacyRecordFields: Record<string, Schema> = {
+    ...Object.fromEntries(["workspaceId", "userId", "ttlMinutes", "ttl_expires_at"].map((name) => [name, { deprecated: true, description: legacyNote }])),
+    kind: { deprecated: true, description: "The old name of type, read as type (both given and different: 400); X-API-Warn says so." },
+  };
 
   const memory: Schema = {
     type: "object",
@@ -193,7 +199,7 @@ export function schemas(limits: Limits): Record<string, Schema> {
         "A full replacement: every writable field left out goes back to its default (type null, tags [], metadata {}, " +
         "thread_id null, is_archived false). The read-only fields of a fetched memory may be sent back; they are ignored.",
       required: ["content"],
-      properties: { ...memoryFields, ...memoryBodyIgnored },
+      properties: { ...memoryFields, ...memoryBodyIgnored, ...legacyRecordFields },
       additionalProperties: false,
     },
     MemoryPatch: {
@@ -204,6 +210,7 @@ export function schemas(limits: Limits): Record<string, Schema> {
         content: { ...content, description: `${content.description} Cannot be null.` },
         is_archived: { ...isArchived, description: `${isArchived.description} Cannot be null.` },
         ...memoryBodyIgnored,
+        ...legacyRecordFields,
       },
       additionalProperties: false,
     },

@@ -29,6 +29,7 @@ export interface Schema {
   additionalProperties?: boolean;
   oneOf?: Schema[];
   readOnly?: boolean;
+  deprecated?: boolean;
   examples?: unknown[];
 }
 
@@ -47,6 +48,7 @@ export interface Parameter {
   in: "path" | "query" | "header";
   description: string;
   required?: boolean;
+  deprecated?: boolean;
   schema: Schema;
   example?: unknown;
 }

@@ -1,5 +1,6 @@
 import { isPlainObject } from "../../domain/json.ts";
 import { invalid } from "../../errors.ts";
+import { LegacyNotes, TTL_FIELDS } from "../legacy-fields.ts";
 import { Operation } from "../operation.ts";
 import type { Deprecation, RestHandler, Router } from "../router.ts";
 
@@ -9,8 +10,6 @@ export const LEGACY_DEPRECATION: Deprecation = {
   link: "/docs/migration",
   warning: "Deprecated: use /api/v1/memory (user-scoped through the API key); see /docs/migration",
 };
-
-const TTL_WARNING = "ttlMinutes and ttl_expires_at are no longer supported and were ignored";
 
 const LEGACY_FRAGMENT = /* GraphQL */ `
   fragment LegacyMemory on Memory { id content data type workspaceId legacyUserId createdAt updatedAt }
@@ -54,19 +53,20 @@ const legacyMemory = (m: LegacyView) => ({
   updatedAt: m.updatedAt,
 });
 
-const FIELDS = new Set(["workspaceId", "userId", "content", "kind"]);
-const TTL_FIELDS = new Set(["ttlMinutes", "ttl_expires_at"]);
+const FIELDS = new Set(["workspaceId", "userId", "content", "kind", ...TTL_FIELDS]);
 
 /** POST /api/v1/memories (deprecated) */
 export const create: RestHandler = async ({ query, body, schema, context }) => {
   query.only([]);
   const raw = await body();
   if (!isPlainObject(raw)) throw invalid("body", "must be a JSON object");
-  let ttl = false;
   for (const key of Object.keys(raw)) {
-    if (TTL_FIELDS.has(key)) ttl = true;
-    else if (!FIELDS.has(key)) throw invalid(key, "is not a field of this (deprecated) route");
+    if (!FIELDS.has(key)) throw invalid(key, "is not a field of this (deprecated) route");
   }
+  // userId is stored and echoed back as the legacy API did, but the key's user owns the memory
+  const notes = new LegacyNotes()
+    .scope(raw.userId === undefined ? [] : ["userId"])
+    .ttl(TTL_FIELDS.filter((name) => Object.hasOwn(raw, name)));
   const content = raw.content;
   if (content !== undefined && content !== null && typeof content !== "string" && !isPlainObject(content)) {
     throw invalid("content", "must be a string or a JSON object");
@@ -78,16 +78,13 @@ export const create: RestHandler = async ({ query, body, schema, context }) => {
     ...(isPlainObject(content) ? { data: content } : { content }),
   };
   const { legacyCreateMemory: memory } = await legacyCreate.run(schema, context, { input });
-  return {
-    status: 201,
-    body: legacyMemory(memory),
-    ...(ttl ? { headers: { "x-api-warn": `${LEGACY_DEPRECATION.warning}; ${TTL_WARNING}` } } : {}),
-  };
+  return { status: 201, body: legacyMemory(memory), ...notes.headers(LEGACY_DEPRECATION.warning) };
 };
 
 /** GET /api/v1/memories?workspaceId= (deprecated) */
 export const list: RestHandler = async ({ query, schema, context }) => {
-  query.only(["workspaceId", "limit", "offset"]);
+  query.only(["workspaceId", "userId", "limit", "offset"]);
+  const notes = new LegacyNotes().scope(query.string("userId") === undefined ? [] : ["userId"]);
   const { legacyMemories: page } = await legacyList.run(schema, context, {
     workspaceId: query.string("workspaceId"),
     limit: query.int("limit"),
@@ -96,6 +93,7 @@ export const list: RestHandler = async ({ query, schema, context }) => {
   return {
     status: 200,
     body: { memories: page.items.map(legacyMemory), total: page.total, limit: page.limit, offset: page.offset, has_more: page.hasMore },
+    ...notes.headers(LEGACY_DEPRECATION.warning),
   };
 };
 

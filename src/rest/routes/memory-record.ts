@@ -1,6 +1,8 @@
 import { notFound } from "../../errors.ts";
+import { LegacyNotes, SCOPE_FIELDS, withoutLegacyFields } from "../legacy-fields.ts";
 import { Operation } from "../operation.ts";
 import { MEMORY_FRAGMENT, memoryInputOf, restMemory, type MemoryView } from "../memory-wire.ts";
+import type { QueryParams } from "../query-params.ts";
 import type { RestHandler, Router } from "../router.ts";
 
 const getMemory = new Operation<{ memory: MemoryView | null }>(/* GraphQL */ `
@@ -30,35 +32,38 @@ const deleteMemory = new Operation<{ deleteMemory: boolean }>(/* GraphQL */ `
   }
 `);
 
+// legacy clients reach these routes too, with the scope they used to send (see legacy-fields.ts)
+const legacyQuery = (query: QueryParams) => new LegacyNotes().scopeParams(query.only(SCOPE_FIELDS));
+
 /** GET /api/v1/memories/{id} */
 export const get: RestHandler = async ({ params, query, schema, context }) => {
-  query.only([]);
+  const notes = legacyQuery(query);
   const { memory } = await getMemory.run(schema, context, { id: params.id });
   if (!memory) throw notFound("Memory");
-  return { status: 200, body: restMemory(memory) };
+  return { status: 200, body: restMemory(memory), ...notes.headers() };
 };
 
 /** PATCH /api/v1/memories/{id} */
 export const update: RestHandler = async ({ params, query, body, schema, context }) => {
-  query.only([]);
-  const input = memoryInputOf(await body());
+  const notes = legacyQuery(query);
+  const input = memoryInputOf(withoutLegacyFields(await body(), notes));
   const { updateMemory: memory } = await updateMemory.run(schema, context, { id: params.id, input });
-  return { status: 200, body: restMemory(memory) };
+  return { status: 200, body: restMemory(memory), ...notes.headers() };
 };
 
 /** PUT /api/v1/memories/{id} */
 export const replace: RestHandler = async ({ params, query, body, schema, context }) => {
-  query.only([]);
-  const input = memoryInputOf(await body());
+  const notes = legacyQuery(query);
+  const input = memoryInputOf(withoutLegacyFields(await body(), notes));
   const { replaceMemory: memory } = await replaceMemory.run(schema, context, { id: params.id, input });
-  return { status: 200, body: restMemory(memory) };
+  return { status: 200, body: restMemory(memory), ...notes.headers() };
 };
 
 /** DELETE /api/v1/memories/{id} */
 export const remove: RestHandler = async ({ params, query, schema, context }) => {
-  query.only([]);
+  const notes = legacyQuery(query);
   await deleteMemory.run(schema, context, { id: params.id });
-  return { status: 200, body: { ok: true } };
+  return { status: 200, body: { ok: true }, ...notes.headers() };
 };
 
 export function addMemoryRecordRoutes(router: Router): void {
