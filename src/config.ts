@@ -54,6 +54,9 @@ const schema = z.object({
   RATE_LIMIT_MAX: int(1).default(600),
   RATE_LIMIT_WINDOW_SECONDS: int(1).default(60),
   REDIS_URL: url(["redis", "rediss"]).optional(),
+  AUTH_FAILURE_LIMIT_MAX: int(1).default(20),
+  AUTH_FAILURE_WINDOW_SECONDS: int(1).default(60),
+  TRUST_PROXY_HOPS: int(0, 10).default(0),
   LEGACY_SUNSET_ENFORCE: bool.default(false),
 
   MAX_CONTENT_CHARS: int(1).default(100_000),
@@ -118,6 +121,10 @@ export interface Config {
   embeddingThreads: number;
   openai: { apiKey: string; baseUrl: string | undefined; model: string; dimensions: number | undefined } | undefined;
   rateLimit: { max: number; windowSeconds: number; redisUrl: string | undefined };
+  /** Failed authentications (a key presented and refused) allowed per client address and window. */
+  authFailureLimit: { max: number; windowSeconds: number };
+  /** How many proxies in front of the service append to X-Forwarded-For (0: the socket's address is the client). */
+  trustProxyHops: number;
   legacySunsetEnforce: boolean;
   limits: Limits;
   http: HttpLimits;
@@ -172,6 +179,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           }
         : undefined,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, redisUrl: e.REDIS_URL },
+    authFailureLimit: { max: e.AUTH_FAILURE_LIMIT_MAX, windowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS },
+    trustProxyHops: e.TRUST_PROXY_HOPS,
     legacySunsetEnforce: e.LEGACY_SUNSET_ENFORCE,
     limits: {
       maxContentChars: e.MAX_CONTENT_CHARS,

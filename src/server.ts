@@ -9,6 +9,7 @@ import type { Context } from "./graphql/context.ts";
 import { graphiqlPage } from "./graphql/graphiql.ts";
 import type { Yoga } from "./graphql/yoga.ts";
 import { bodyText, parseJsonBody, readBody } from "./http/body.ts";
+import { clientAddress } from "./http/client-address.ts";
 import { createCors } from "./http/cors.ts";
 import { createApiDocs } from "./http/api-docs.ts";
 import { serveDashboard } from "./http/dashboard.ts";
@@ -58,9 +59,13 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
 
   async function authenticate(req: IncomingMessage): Promise<Principal> {
     const key = presentedKey(req.headers);
-    const principal = key ? await services.apiKeys.authenticate(key) : undefined;
-    if (!principal) throw unauthorized(key ? "Invalid or revoked API key" : "Missing API key");
-    return principal;
+    if (!key) throw unauthorized("Missing API key");
+    const address = clientAddress(req, config.trustProxyHops);
+    await rateLimit.admitAddress(address);
+    const principal = await services.apiKeys.authenticate(key);
+    if (principal) return principal;
+    await rateLimit.authenticationFailed(address);
+    throw unauthorized("Invalid or revoked API key");
   }
 
   /** The caller, once their key is good and within its rate limit; every later response carries the count. */

@@ -8,56 +8,95 @@ export interface RateLimitState {
   headers: Record<string, string>;
 }
 
+/** One fixed window: `max` points per `windowSeconds` for each key it counts. */
+class Window {
+  constructor(
+    readonly limiter: RateLimiterAbstract,
+    readonly max: number,
+  ) {}
+
+  headers(state: RateLimiterRes): Record<string, string> {
+    return {
+      "x-ratelimit-limit": String(this.max),
+      "x-ratelimit-remaining": String(Math.max(0, state.remainingPoints)),
+      "x-ratelimit-reset": String(Math.ceil((Date.now() + state.msBeforeNext) / 1000)),
+    };
+  }
+
+  refusal(state: RateLimiterRes, message: string): AppError {
+    const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+    return new AppError("RATE_LIMITED", `${message}; retry in ${retryAfter} s`, {
+      headers: { ...this.headers(state), "retry-after": String(retryAfter) },
+    });
+  }
+}
+
 /**
- * A fixed window of RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_SECONDS for each API key, so that no key can
- * use up what others get. Counted in this process, or in Redis (REDIS_URL) when several servers must share
- * one count; if Redis stops answering, each server falls back to counting alone rather than refusing work.
+ * Two fixed windows, counted in this process, or in Redis (REDIS_URL) when several servers must share one
+ * count; if Redis stops answering, each server falls back to counting alone rather than refusing work.
+ * - RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_SECONDS for each API key, so that no key can use up what
+ *   others get;
+ * - AUTH_FAILURE_LIMIT_MAX refused keys per AUTH_FAILURE_WINDOW_SECONDS for each client address, after which
+ *   the address is refused (429) until the window ends, without a database lookup: guessing keys, or a
+ *   client stuck with a revoked one, costs the service nothing more.
  */
 export class RateLimit {
   private constructor(
-    private readonly limiter: RateLimiterAbstract,
-    private readonly max: number,
+    private readonly perKey: Window,
+    private readonly authFailures: Window,
     private readonly redis: Redis | undefined,
     private readonly onRejected: () => void,
   ) {}
 
   /** `onRejected` hears of every request refused, for the metrics. */
   static create(config: Config, logger: Logger, onRejected: () => void): RateLimit {
-    const { max, windowSeconds, redisUrl } = config.rateLimit;
-    const memory = new RateLimiterMemory({ points: max, duration: windowSeconds, keyPrefix: "rl" });
-    if (!redisUrl) return new RateLimit(memory, max, undefined, onRejected);
-    const redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-    redis.on("error", (error: Error) => logger.warn({ err: error.message }, "Redis for rate limits is unreachable"));
-    const limiter = new RateLimiterRedis({
-      storeClient: redis,
-      points: max,
-      duration: windowSeconds,
-      keyPrefix: "memory-service:rl",
-      insuranceLimiter: memory,
-    });
-    return new RateLimit(limiter, max, redis, onRejected);
+    const { redisUrl } = config.rateLimit;
+    const redis = redisUrl ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+    redis?.on("error", (error: Error) => logger.warn({ err: error.message }, "Redis for rate limits is unreachable"));
+    const window = (name: string, { max, windowSeconds }: { max: number; windowSeconds: number }) => {
+      const memory = new RateLimiterMemory({ points: max, duration: windowSeconds, keyPrefix: name });
+      const limiter = redis
+        ? new RateLimiterRedis({ storeClient: redis, points: max, duration: windowSeconds, keyPrefix: `memory-service:${name}`, insuranceLimiter: memory })
+        : memory;
+      return new Window(limiter, max);
+    };
+    return new RateLimit(window("rl", config.rateLimit), window("auth-fail", config.authFailureLimit), redis, onRejected);
   }
 
   /** Counts one request of the key; throws RATE_LIMITED (with Retry-After) past the limit. */
   async consume(keyId: string): Promise<RateLimitState> {
     try {
-      return { headers: this.headers(await this.limiter.consume(keyId)) };
+      return { headers: this.perKey.headers(await this.perKey.limiter.consume(keyId)) };
     } catch (outcome) {
       if (!(outcome instanceof RateLimiterRes)) throw outcome;
       this.onRejected();
-      const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeNext / 1000));
-      throw new AppError("RATE_LIMITED", `Too many requests: at most ${this.max} per window; retry in ${retryAfter} s`, {
-        headers: { ...this.headers(outcome), "retry-after": String(retryAfter) },
-      });
+      throw this.perKey.refusal(outcome, `Too many requests: at most ${this.perKey.max} per window`);
     }
   }
 
-  private headers(state: RateLimiterRes): Record<string, string> {
-    return {
-      "x-ratelimit-limit": String(this.max),
-      "x-ratelimit-remaining": String(Math.max(0, state.remainingPoints)),
-      "x-ratelimit-reset": String(Math.ceil((Date.now() + state.msBeforeNext) / 1000)),
-    };
+  /** Throws RATE_LIMITED when the address has had its fill of refused keys in this window. */
+  async admitAddress(address: string): Promise<void> {
+    const state = await this.authFailures.limiter.get(address);
+    if (state && state.consumedPoints >= this.authFailures.max) {
+      this.onRejected();
+      throw this.addressRefusal(state);
+    }
+  }
+
+  /** Counts a refused key from the address. */
+  async authenticationFailed(address: string): Promise<void> {
+    try {
+      await this.authFailures.limiter.consume(address);
+    } catch (outcome) {
+      // servers sharing the count raced past the limit: this one is refused like the next
+      if (!(outcome instanceof RateLimiterRes)) throw outcome;
+      this.onRejected();
+      throw this.addressRefusal(outcome);
+    }
+  }
+
+  private addressRefusal(state: RateLimiterRes): AppError {
+    return this.authFailures.refusal(state, `Too many requests with an invalid API key from this address: at most ${this.authFailures.max} per window`);
   }
 
   async close(): Promise<void> {

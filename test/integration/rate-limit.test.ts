@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer, type TestServer } from "../support/server.ts";
 import { redisAvailable, redisUrl } from "../support/redis.ts";
 
@@ -69,13 +69,55 @@ describe.skipIf(databaseUnavailable())("rate limits", () => {
   });
 });
 
+describe.skipIf(databaseUnavailable())("failed authentications per client address", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ AUTH_FAILURE_LIMIT_MAX: "3", AUTH_FAILURE_WINDOW_SECONDS: "60", TRUST_PROXY_HOPS: "1" });
+  });
+  afterAll(() => server?.close());
+
+  // behind one trusted proxy, X-Forwarded-For's last entry is the client: each test is a client of its own
+  const from = (address: string, key = "msk_not-a-real-key") =>
+    server.client(key).get("/api/v1/memory", { headers: { "x-forwarded-for": `198.51.100.1, ${address}` } });
+
+  it("answers 401 to the first refused keys, then 429 with Retry-After, valid key or not, without looking keys up", async () => {
+    const user = await server.newUser();
+    for (let i = 0; i < 3; i++) expect((await from("203.0.113.7")).status).toBe(401);
+    const lookups = vi.spyOn(server.app.services.apiKeys, "authenticate");
+    const refused = await from("203.0.113.7");
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("RATE_LIMITED");
+    expect(refused.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await from("203.0.113.7", user.key)).status).toBe(429);
+    const graphql = await server.client("msk_nope").graphql("{ me { id } }", undefined, { headers: { "x-forwarded-for": "203.0.113.7" } });
+    expect(graphql.status).toBe(429);
+    expect(lookups).not.toHaveBeenCalled();
+    lookups.mockRestore();
+    // another address, and requests with no key, are not held back
+    expect((await from("203.0.113.8", user.key)).status).toBe(200);
+    expect((await server.client().get("/api/v1/memory", { headers: { "x-forwarded-for": "203.0.113.7" } })).status).toBe(401);
+  });
+
+  it("reads the client from X-Forwarded-For only as far as TRUST_PROXY_HOPS allows", async () => {
+    // the client wrote the first entries itself: changing them does not give it a new budget
+    for (let i = 0; i < 3; i++) {
+      const res = await server.client("msk_nope").get("/api/v1/memory", { headers: { "x-forwarded-for": `10.0.0.${i}, 203.0.113.9` } });
+      expect(res.status).toBe(401);
+    }
+    expect((await from("203.0.113.9")).status).toBe(429);
+  });
+});
+
 // two servers need one database to know the same key: PostgreSQL (the embedded one admits one process)
 describe.skipIf(databaseUnavailable() || databaseUnderTest() !== "postgres" || !withRedis)(
   "rate limits shared through Redis",
   () => {
     it("makes two server instances count one limit per key", async () => {
       const db = await freshPostgresDatabase();
-      const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl(), RATE_LIMIT_MAX: "6", RATE_LIMIT_WINDOW_SECONDS: "30" };
+      const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl(), RATE_LIMIT_MAX: "6", RATE_LIMIT_WINDOW_SECONDS: "30", AUTH_FAILURE_LIMIT_MAX: "2", TRUST_PROXY_HOPS: "1" };
       const a = await startTestServer(env);
       const b = await startTestServer(env);
       try {
@@ -89,6 +131,12 @@ describe.skipIf(databaseUnavailable() || databaseUnderTest() !== "postgres" || !
         expect(remaining).toEqual([5, 4, 3, 2, 1, 0]);
         expect((await a.client(user.key).get("/api/v1/memory")).status).toBe(429);
         expect((await b.client(user.key).get("/api/v1/memory")).status).toBe(429);
+        // refused keys from one address count on every instance (a fresh address for each run: the window outlives it)
+        const address = `192.0.2.${Date.now() % 250}-${process.pid}`;
+        const guess = (server: TestServer) =>
+          server.client("msk_guess").get("/api/v1/memory", { headers: { "x-forwarded-for": address } });
+        expect([(await guess(a)).status, (await guess(b)).status, (await guess(a)).status]).toEqual([401, 401, 429]);
+        expect((await guess(b)).status).toBe(429);
       } finally {
         await a.app.close();
         await b.app.close();

@@ -79,6 +79,7 @@ export async function startTestServer(env: Env = {}, overrides: ServiceOverrides
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     DATA_DIR: "memory://",
     RATE_LIMIT_MAX: "1000000", // tests that are about rate limits set their own
+    AUTH_FAILURE_LIMIT_MAX: "1000000",
     // the hashed embedder embeds as it writes, so most tests need not wait for vectors; the sentence encoder
     // (the default) has tests of its own, which ask for it
     EMBEDDER: "hash",
