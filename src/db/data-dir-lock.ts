@@ -1,17 +1,30 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import { processStartTime, stillRunning } from "./process-start.ts";
 
 /**
  * PGlite is one process's database: two processes opening the same directory would corrupt it. Whoever opens
- * it (the server or a CLI run while no server is up) holds this lock file; a stale one is taken over.
+ * it (the server or a CLI run while no server is up) holds an OS lock on memory-service.lock for as long as it
+ * runs; the file also names the holder's pid, for the message that refuses the next one.
+ *
+ * An OS lock is released by the kernel when its process ends, however it ends, so neither a crash nor a crashed
+ * server's pid reused by an unrelated process (which is all a pid in a file checked with kill(pid, 0) could see)
+ * keeps the directory locked. It comes from fs-native-extensions, whose npm package ships prebuilt N-API
+ * binaries (Linux glibc x64/arm64, macOS, Windows) and installs with no build step or download: an
+ * open-file-description lock (F_OFD_SETLK) on Linux, flock(2) on macOS, LockFileEx on Windows. Passed over:
+ * proper-lockfile (an mtime heartbeat: a crashed holder blocks restarts until a timeout, and a stalled event loop
+ * hands the lock to a second server) and fs-ext (no prebuilt binaries: node-gyp at every `npm ci`). Where that
+ * binary does not load (musl, other architectures), the recorded pid is believed only while the process with that
+ * pid has the start time recorded with it, which is read from /proc (so, without /proc, the pid alone decides).
  */
 export class DataDirBusyError extends Error {
   override name = "DataDirBusyError";
   constructor(
     readonly dataDir: string,
-    readonly pid: number,
+    readonly pid: number | undefined,
   ) {
-    super(`The data directory ${dataDir} is in use by process ${pid}.`);
+    super(`The data directory ${dataDir} is in use by ${pid === undefined ? "another process" : `process ${pid}`}.`);
   }
 }
 
@@ -19,50 +32,76 @@ export interface DataDirLock {
   release(): void;
 }
 
-const lockPath = (dataDir: string) => join(dataDir, "memory-service.lock");
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+/** The part of fs-native-extensions used here. */
+export interface OsLocks {
+  /** An exclusive lock on the whole file; false when another open file holds one. */
+  tryLock(fd: number): boolean;
 }
 
-/** The pid holding the directory, if a live process does. */
-export function dataDirHolder(dataDir: string): number | undefined {
-  try {
-    const pid = Number.parseInt(readFileSync(lockPath(dataDir), "utf8"), 10);
-    return Number.isInteger(pid) && pid !== process.pid && isAlive(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
+let osLocks: OsLocks | null | undefined;
 
-export function lockDataDir(dataDir: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
-  const path = lockPath(dataDir);
-  for (let attempt = 0; attempt < 2; attempt++) {
+/** fs-native-extensions, or null where its binary does not load. */
+export function loadOsLocks(): OsLocks | null {
+  if (osLocks === undefined) {
     try {
-      const fd = openSync(path, "wx", 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return {
-        release() {
-          try {
-            if (readFileSync(path, "utf8") === String(process.pid)) unlinkSync(path);
-          } catch {
-            // already gone
-          }
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holder = dataDirHolder(dataDir);
-      if (holder !== undefined) throw new DataDirBusyError(dataDir, holder);
-      unlinkSync(path); // stale: its process is gone
+      osLocks = createRequire(import.meta.url)("fs-native-extensions") as OsLocks;
+    } catch {
+      osLocks = null;
     }
   }
-  throw new DataDirBusyError(dataDir, Number.NaN);
+  return osLocks;
+}
+
+interface Holder {
+  pid: number;
+  started: string | undefined;
+}
+
+/** "<pid> <start time>", the start time "-" where there is no /proc. */
+const record = (pid: number) => `${pid} ${processStartTime(pid) ?? "-"}\n`;
+
+function recordedHolder(fd: number): Holder | undefined {
+  try {
+    const buffer = Buffer.alloc(64);
+    const [pid, started] = buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0)).trim().split(/\s+/);
+    const parsed = Number(pid);
+    return Number.isInteger(parsed) && parsed > 0 ? { pid: parsed, started: started === "-" ? undefined : started } : undefined;
+  } catch {
+    return undefined; // Windows' lock keeps others from reading the file
+  }
+}
+
+/**
+ * Without an OS lock: whether the process the file names still holds it. Never this process: its own pid in the
+ * file is a previous run's (in a container the server has the same pid at every start).
+ */
+function heldByAnother(fd: number): boolean {
+  const holder = recordedHolder(fd);
+  return holder !== undefined && holder.pid !== process.pid && stillRunning(holder.pid, holder.started);
+}
+
+export function lockDataDir(dataDir: string, locks: OsLocks | null = loadOsLocks()): DataDirLock {
+  // never unlinked: a process that opened it just before would lock the unlinked file, the next one a new file
+  const fd = openSync(join(dataDir, "memory-service.lock"), constants.O_RDWR | constants.O_CREAT, 0o600);
+  try {
+    const taken = locks ? locks.tryLock(fd) : !heldByAnother(fd);
+    if (!taken) throw new DataDirBusyError(dataDir, recordedHolder(fd)?.pid);
+    ftruncateSync(fd, 0);
+    writeSync(fd, record(process.pid), 0);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  let released = false;
+  return {
+    release() {
+      if (released) return; // the fd's number may belong to another file by now
+      released = true;
+      try {
+        ftruncateSync(fd, 0);
+      } finally {
+        closeSync(fd); // and with it the lock
+      }
+    },
+  };
 }

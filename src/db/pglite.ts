@@ -4,9 +4,10 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { countStatements } from "./counting-adapter.ts";
-import { lockDataDir } from "./data-dir-lock.ts";
+import { openDataDir } from "./data-dir.ts";
 import type { Database, Sql } from "./database.ts";
 import { migrate } from "./migrate.ts";
+import { OwnerOnlyNodeFS } from "./owner-only-node-fs.ts";
 
 type Queryable = Pick<PGlite, "query" | "exec">;
 
@@ -49,10 +50,11 @@ function sqlOf(client: Queryable & Partial<Pick<PGlite, "transaction">>): Sql {
 /** Opens (creating and migrating if needed) the embedded database; `memory://` keeps it in memory. */
 export async function openPGlite(dataDir: string, logger?: Logger): Promise<Database> {
   const inMemory = dataDir.startsWith("memory://");
-  const lock = inMemory ? undefined : lockDataDir(dataDir);
+  const lock = inMemory ? undefined : openDataDir(dataDir, logger);
   try {
     const pglite = await PGlite.create({
       dataDir: inMemory ? "memory://" : dataDir,
+      ...(inMemory ? {} : { fs: new OwnerOnlyNodeFS(dataDir) }),
       extensions: { vector },
       ...byteaCodec,
     });
