@@ -42,6 +42,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   VECTOR_INDEX: z.enum(["auto", "usearch", "pgvector", "exact"]).default("auto"),
+  EXACT_SEARCH_MAX_MEMORIES: int(1).default(5_000),
   QDRANT_URL: url(["http", "https"]).optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
   EMBEDDER: z.enum(["auto", "use", "hash", "openai"]).default("auto"),
@@ -114,6 +115,8 @@ export interface Config {
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
   /** The vector index when QDRANT_URL is not set; "auto" picks the fastest the database allows. */
   vectorIndex: "auto" | "usearch" | "pgvector" | "exact";
+  /** With no vector index (the exact scan), how many of a user's newest memories a search compares at most. */
+  exactSearchMaxMemories: number;
   qdrant: { url: string; apiKey: string | undefined } | undefined;
   /** Which embedder makes vectors; "auto" is the OpenAI-compatible one when configured, else the sentence encoder. */
   embedder: "use" | "hash" | "openai";
@@ -166,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: e.DATABASE_POOL_SIZE,
     logLevel: e.LOG_LEVEL,
     vectorIndex: e.VECTOR_INDEX,
+    exactSearchMaxMemories: e.EXACT_SEARCH_MAX_MEMORIES,
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
     embedder: e.EMBEDDER === "auto" ? (openaiConfigured ? "openai" : "use") : e.EMBEDDER,
     embeddingThreads: e.EMBEDDING_THREADS,

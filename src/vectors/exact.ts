@@ -5,15 +5,29 @@ import type { VectorFilter, VectorHit, VectorIndex } from "./vector-index.ts";
 
 const CHUNK = 2000;
 
+interface Row {
+  id: string;
+  embedding: Uint8Array;
+  /** created_at as text, so that the next page starts exactly where this one ended (a Date keeps milliseconds only) */
+  at: string;
+}
+
 /**
- * No index at all: every search reads the user's stored embeddings and compares each. Exact, and linear in
- * the user's memories; for PostgreSQL without pgvector and no Qdrant. Writes are no-ops because the
- * embeddings in the memories table are what it searches.
+ * No index at all: a search reads the user's stored embeddings and compares each; for PostgreSQL without
+ * pgvector and no Qdrant. Writes are no-ops because the embeddings in the memories table are what it searches.
+ *
+ * Exact, but linear in the user's memories (about 190 ms at 10 000 on PostgreSQL, see bench/README.md), so one
+ * user with many memories could make every search cost seconds: a search compares the user's newest
+ * `maxRows` memories that match its filter, and no more. Older ones are still found by their words, and a
+ * memory that words find gets its vector's similarity all the same (search.ts reads it from the row).
  */
 export class ExactIndex implements VectorIndex {
   readonly kind = "exact";
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly maxRows = Number.POSITIVE_INFINITY,
+  ) {}
 
   async ensure(): Promise<void> {}
   async upsert(): Promise<void> {}
@@ -22,20 +36,28 @@ export class ExactIndex implements VectorIndex {
 
   async search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
     const best: VectorHit[] = [];
-    let after = "00000000-0000-0000-0000-000000000000";
-    for (;;) {
+    let last: Row | undefined;
+    for (let scanned = 0; scanned < this.maxRows; ) {
       const params: unknown[] = [];
       const where = filterConditions(filter, params);
-      params.push(embedderId, after, CHUNK);
+      params.push(embedderId, Math.min(CHUNK, this.maxRows - scanned));
       const n = params.length;
-      const rows = await this.sql.query<{ id: string; embedding: Uint8Array }>(
-        `SELECT id, embedding FROM memories WHERE ${where} AND embedder = $${n - 2} AND id > $${n - 1}::uuid
-          ORDER BY id LIMIT $${n}`,
+      let after = "";
+      if (last) {
+        params.push(last.at, last.id);
+        after = `AND (created_at, id) < ($${n + 1}::timestamptz, $${n + 2}::uuid)`;
+      }
+      // newest first, along the (user_id, created_at DESC, id DESC) index that lists use
+      const rows = await this.sql.query<Row>(
+        `SELECT id, embedding, created_at::text AS at FROM memories
+          WHERE ${where} AND embedder = $${n - 1} ${after}
+          ORDER BY created_at DESC, id DESC LIMIT $${n}`,
         params,
       );
       for (const row of rows) keepBest(best, { id: row.id, score: cosine(vector, bytesToVector(row.embedding)) }, limit);
+      scanned += rows.length;
       if (rows.length < CHUNK) break;
-      after = rows[rows.length - 1]!.id;
+      last = rows[rows.length - 1];
     }
     return best;
   }

@@ -31,9 +31,11 @@ export async function openVectorIndex(config: Config, db: Database, logger: Logg
     if (pgvector) return pgvector;
     if (choice === "pgvector") throw new ConfigError("VECTOR_INDEX=pgvector, but the database has no pgvector extension.");
     logger.warn(
-      "This PostgreSQL has no pgvector extension and QDRANT_URL is not set: every search compares all of the " +
-        "user's stored embeddings (exact, but linear in their memories). Install pgvector or set QDRANT_URL.",
+      { exactSearchMaxMemories: config.exactSearchMaxMemories },
+      "This PostgreSQL has no pgvector extension and QDRANT_URL is not set: a search compares the user's newest " +
+        "EXACT_SEARCH_MAX_MEMORIES stored embeddings one by one (older memories are found by their words only). " +
+        "Install pgvector or set QDRANT_URL.",
     );
   }
-  return new ExactIndex(db.sql);
+  return new ExactIndex(db.sql, config.exactSearchMaxMemories);
 }
