@@ -8,7 +8,11 @@ export interface Sql {
   query<R>(text: string, params?: unknown[]): Promise<R[]>;
   /** Runs a script of several statements. */
   exec(script: string): Promise<void>;
-  /** Runs `work` in one transaction, on one connection: committed if it resolves, rolled back if it throws. */
+  /**
+   * Runs `work` in one transaction, on one connection: committed if it resolves, rolled back if it throws.
+   * On PostgreSQL, a transaction chosen as a deadlock's victim (or failing serialization) is run again, a few
+   * times at most: `work` must therefore have no effect outside the database.
+   */
   transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.ts";
@@ -17,6 +18,43 @@ function clientSql(client: pg.PoolClient): Sql {
       throw new Error("transactions do not nest");
     },
   };
+}
+
+// SQLSTATEs of a transaction aborted only for running alongside others (a deadlock's victim, a serialization
+// failure): PostgreSQL leaves it to the client to run it again, which then succeeds or fails on its own merits
+const RETRIED_SQLSTATES = new Set(["40P01", "40001"]);
+const TRANSACTION_ATTEMPTS = 4;
+// a random pause before running again, so that the transactions that collided do not collide again in step
+const RETRY_PAUSE_MS = 10;
+
+const retriable = (error: unknown): boolean =>
+  error instanceof pg.DatabaseError && error.code !== undefined && RETRIED_SQLSTATES.has(error.code);
+
+async function inTransaction<T>(pool: pg.Pool, work: (sql: Sql) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await work(clientSql(client));
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** `inTransaction`, run again (a few times at most) when PostgreSQL aborted it for a deadlock or serialization failure. */
+async function retryingTransaction<T>(pool: pg.Pool, work: (sql: Sql) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTransaction(pool, work);
+    } catch (error) {
+      if (attempt >= TRANSACTION_ATTEMPTS || !retriable(error)) throw error;
+      await sleep(Math.random() * RETRY_PAUSE_MS * attempt);
+    }
+  }
 }
 
 export async function openPostgres(url: string, poolSize: number, logger?: Logger): Promise<Database> {
@@ -41,20 +79,7 @@ export async function openPostgres(url: string, poolSize: number, logger?: Logge
     exec: async (script) => {
       await pool.query(script);
     },
-    async transaction(work) {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const result = await work(clientSql(client));
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
+    transaction: (work) => retryingTransaction(pool, work),
   };
   const prismaStatements = { count: 0 };
   const prisma = new PrismaClient({ adapter: countStatements(new PrismaPg(pool), prismaStatements) });

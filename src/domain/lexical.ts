@@ -53,15 +53,23 @@ export const insertTermsSql = (first: number, memories: string) =>
      FROM unnest($${first}::int[], $${first + 1}::text[], $${first + 2}::smallint[]) AS t(n, term, tf)
      JOIN ${memories} m USING (n)`;
 
-/** Replaces the terms of memories whose content changed (inside the caller's transaction). */
-export async function rewriteTerms(sql: Sql, memories: readonly TextOf[]): Promise<void> {
+/**
+ * Replaces the terms of memories whose content changed (inside the caller's transaction), leaving their
+ * lexical_version to the caller, which sets it to LEXICAL_VERSION in its own update of the rows.
+ */
+export async function replaceTerms(sql: Sql, memories: readonly TextOf[]): Promise<void> {
   const ids = memories.map((m) => m.id);
   await sql.query("DELETE FROM memory_terms WHERE memory_id = ANY($1::uuid[])", [ids]);
   await sql.query(
     `WITH m AS (SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS m(id, user_id, n)) ${insertTermsSql(3, "m")}`,
     [ids, memories.map((m) => m.userId), ...termParams(termRows(memories))],
   );
-  await sql.query("UPDATE memories SET lexical_version = $2 WHERE id = ANY($1::uuid[])", [ids, LEXICAL_VERSION]);
+}
+
+/** Replaces the terms of memories, and records the tokenizer that made them (inside the caller's transaction). */
+export async function rewriteTerms(sql: Sql, memories: readonly TextOf[]): Promise<void> {
+  await replaceTerms(sql, memories);
+  await sql.query("UPDATE memories SET lexical_version = $2 WHERE id = ANY($1::uuid[])", [memories.map((m) => m.id), LEXICAL_VERSION]);
 }
 
 export interface LexicalHit {

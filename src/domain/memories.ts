@@ -7,9 +7,17 @@ import { Coalescer } from "./coalesce.ts";
 import { isUuid, newId } from "./ids.ts";
 import type { Indexer } from "./indexer.ts";
 import type { ListTotals } from "./list-totals.ts";
-import { LEXICAL_VERSION, rewriteTerms } from "./lexical.ts";
-import { insertMemories, updateColumns, type MemoryChanges } from "./memory-rows.ts";
-import { checkTags, checkType, completeValues, patchValues, type MemoryInput, type MemoryValues } from "./memory-input.ts";
+import { LEXICAL_VERSION, replaceTerms } from "./lexical.ts";
+import { insertMemories, lockOwnThread, updateColumns, type MemoryChanges } from "./memory-rows.ts";
+import {
+  checkTags,
+  checkType,
+  completeValues,
+  patchValues,
+  unknownThread,
+  type MemoryInput,
+  type MemoryValues,
+} from "./memory-input.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
 
 export type { Memory };
@@ -138,18 +146,20 @@ export class MemoryService {
 
   async create(principal: Principal, input: MemoryInput, origin?: LegacyOrigin): Promise<Memory> {
     const values = completeValues(input, this.limits);
-    await this.checkThread(principal, values.threadId);
     const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
     const row = { ...values, ...origin, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vector) };
-    const inserted = await insertMemories(this.db, [row]);
+    const [inserted] = await insertMemories(this.db, [row]);
+    // the one row insertMemories leaves out is a row whose thread is not (or no longer) the user's
+    if (!inserted) throw unknownThread();
     this.totals.changed(principal.userId);
-    await this.indexer.indexInserted(inserted);
-    return inserted[0]!.memory;
+    await this.indexer.indexInserted([inserted]);
+    return inserted.memory;
   }
 
   /**
    * Creates up to MAX_BATCH_ITEMS memories: each item is checked on its own and the valid ones are stored even
-   * when others are not. One embedder call for the batch, and one statement (so one transaction) to store it.
+   * when others are not. One embedder call for the batch, and one statement (so one transaction) to store it,
+   * which also checks the threads (so that one deleted meanwhile fails its items alone).
    */
   async batchCreate(principal: Principal, items: readonly MemoryInput[]): Promise<BatchOutcome> {
     if (items.length < 1 || items.length > MAX_BATCH_ITEMS) {
@@ -165,23 +175,19 @@ export class MemoryService {
         results[index] = { success: false, error: itemError(error) };
       }
     });
-    const threads = await this.ownThreads(principal, valid.map((v) => v.values.threadId));
-    const storable = valid.filter(({ index, values }) => {
-      if (values.threadId === null || threads.has(values.threadId)) return true;
-      results[index] = { success: false, error: itemError(invalid("threadId", "does not name one of your threads")) };
-      return false;
-    });
-    const vectors = await this.indexer.embedForWrite(storable.map((v) => v.values.content));
-    const rows = storable.map(({ values }, k) => ({
-      ...values,
-      id: newId(),
-      userId: principal.userId,
-      ...this.indexer.embeddingColumns(vectors?.[k]),
+    const vectors = await this.indexer.embedForWrite(valid.map((v) => v.values.content));
+    const rows = valid.map(({ index, values }, k) => ({
+      index,
+      row: { ...values, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vectors?.[k]) },
     }));
-    const stored = await insertMemories(this.db, rows);
+    const stored = await insertMemories(this.db, rows.map(({ row }) => row));
     if (stored.length) this.totals.changed(principal.userId);
     await this.indexer.indexInserted(stored);
-    storable.forEach(({ index }, k) => (results[index] = { success: true, memory: stored[k]!.memory }));
+    const byId = new Map(stored.map(({ memory }) => [memory.id, memory]));
+    for (const { index, row } of rows) {
+      const memory = byId.get(row.id);
+      results[index] = memory ? { success: true, memory } : { success: false, error: itemError(unknownThread()) };
+    }
     return { results, successful: stored.length, failed: items.length - stored.length };
   }
 
@@ -202,7 +208,6 @@ export class MemoryService {
     query: MemoryQuery,
   ): Promise<Memory> {
     if (!isUuid(id)) throw notFound("Memory");
-    await this.checkThread(principal, values.threadId);
     let changes: MemoryChanges = values;
     const content = values.content;
     if (content !== undefined) {
@@ -210,21 +215,27 @@ export class MemoryService {
       changes = { ...changes, ...this.indexer.embeddingColumns(vector), lexicalVersion: LEXICAL_VERSION };
     }
     const reindex = INDEXED_FIELDS.some((field) => values[field] !== undefined);
-    const count = await this.db.sql.transaction(async (sql) => {
+    await this.db.sql.transaction(async (sql) => {
+      // the thread before the memory: lockOwnThread says why
+      if (values.threadId != null && !(await lockOwnThread(sql, principal.userId, values.threadId))) throw unknownThread();
       const [row] = await sql.query<{ id: string }>(
         "SELECT id FROM memories WHERE id = $1::uuid AND user_id = $2::uuid FOR UPDATE",
         [id, principal.userId],
       );
-      if (!row) return 0;
+      if (!row) throw notFound("Memory");
+      // the row is updated once (lexical_version with the rest): PostgreSQL re-runs the foreign key checks of
+      // a row this transaction has written when it is updated again, and that check on the memory's thread
+      // would wait for a delete of the thread, which waits for this row
       await updateColumns(sql, id, changes);
-      if (content !== undefined) await rewriteTerms(sql, [{ id, userId: principal.userId, content }]);
+      if (content !== undefined) await replaceTerms(sql, [{ id, userId: principal.userId, content }]);
       if (reindex) await sql.query("INSERT INTO index_tasks (memory_id, user_id) VALUES ($1, $2)", [id, principal.userId]);
-      return 1;
     });
-    if (count === 0) throw notFound("Memory");
     this.totals.changed(principal.userId);
     if (reindex) await this.indexer.flush([id]);
-    return this.db.prisma.memory.findUniqueOrThrow({ ...selecting(query), where: { id } });
+    // deleted since the update committed: answered as if the delete had come first
+    const memory = await this.db.prisma.memory.findUnique({ ...selecting(query), where: { id } });
+    if (!memory) throw notFound("Memory");
+    return memory;
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
@@ -236,24 +247,6 @@ export class MemoryService {
     if (count === 0) throw notFound("Memory");
     this.totals.changed(principal.userId);
     await this.indexer.flush([id]);
-  }
-
-  private async checkThread(principal: Principal, threadId: string | null | undefined): Promise<void> {
-    if (threadId == null) return;
-    if (!(await this.ownThreads(principal, [threadId])).has(threadId)) {
-      throw invalid("threadId", "does not name one of your threads");
-    }
-  }
-
-  /** Which of these thread ids name threads of the user. */
-  private async ownThreads(principal: Principal, ids: readonly (string | null)[]): Promise<Set<string>> {
-    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-    if (wanted.length === 0) return new Set();
-    const threads = await this.db.prisma.thread.findMany({
-      where: { id: { in: wanted }, userId: principal.userId },
-      select: { id: true },
-    });
-    return new Set(threads.map((thread) => thread.id));
   }
 }
 

@@ -103,9 +103,12 @@ function nullOr<T>(value: string | null, check: (value: string) => T): T | null 
   return value === null ? null : check(value);
 }
 
+/** A thread_id that is not an id, not the user's, or no longer anyone's: one answer for all, as for any record. */
+export const unknownThread = () => invalid("threadId", "does not name one of your threads");
+
 function threadIdOf(threadId: string | null): string | null {
   if (threadId === null) return null;
-  if (!isUuid(threadId)) throw invalid("threadId", "does not name one of your threads");
+  if (!isUuid(threadId)) throw unknownThread();
   return threadId.toLowerCase();
 }
 

@@ -27,8 +27,25 @@ export interface InsertedMemory {
 }
 
 /**
+ * SQL true when `thread` names a thread of `user`, which it then locks as the foreign key check would (FOR KEY
+ * SHARE) until the transaction ends: the check cannot go stale, and a concurrent delete of the thread either
+ * waits for this transaction or has committed already (the row is then skipped, so the check says false).
+ * Taken before any memory row, as the thread's delete takes its thread before its memories: no deadlock.
+ */
+const ownThreadSql = (thread: string, user: string) =>
+  `EXISTS (SELECT 1 FROM threads WHERE threads.id = ${thread} AND threads.user_id = ${user} FOR KEY SHARE)`;
+
+/** Whether `threadId` names a thread of the user, kept so until the caller's transaction ends (see ownThreadSql). */
+export async function lockOwnThread(sql: Sql, userId: string, threadId: string): Promise<boolean> {
+  const owned = `SELECT ${ownThreadSql("$1::uuid", "$2::uuid")} AS owned`;
+  const [row] = await sql.query<{ owned: boolean }>(owned, [threadId, userId]);
+  return row?.owned === true;
+}
+
+/**
  * Inserts memories with their lexical terms, and queues their vector-index work, in one statement (so in
- * one transaction), returning the rows.
+ * one transaction), returning the rows. A memory whose thread is not one of its user's threads (or no longer
+ * is: the check is made in the statement, see ownThreadSql) is left out, and absent from the result.
  * Written in SQL rather than through Prisma because it is the hottest write: Prisma's transaction, insert and
  * read-back cost three times as much on the embedded database.
  */
@@ -63,18 +80,20 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
                              legacy_user_id, embedding, embedder, lexical_version, created_at, updated_at)
        SELECT id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
               legacy_user_id, embedding, embedder, $6, now(), now()
-         FROM x ORDER BY n
+         FROM x WHERE thread_id IS NULL OR ${ownThreadSql("x.thread_id", "x.user_id")} ORDER BY n
        RETURNING ${MEMORY_COLUMNS}),
      t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m RETURNING id, memory_id),
-     terms AS (${insertTermsSql(3, "x")})
+     stored AS (SELECT n, id, user_id FROM x WHERE id IN (SELECT "id" FROM m)),
+     terms AS (${insertTermsSql(3, "stored")})
      SELECT m.*, t.id AS "taskId" FROM m JOIN t ON t.memory_id = m.id`,
     [JSON.stringify(rows), embeddings.blob, ...termParams(termRows(memories)), LEXICAL_VERSION],
   );
   const byId = new Map(inserted.map(({ taskId, ...row }) => [row.id, { row, taskId: String(taskId) }]));
-  return memories.map((m) => {
-    const { row, taskId } = byId.get(m.id)!;
+  return memories.flatMap((m) => {
+    const stored = byId.get(m.id);
+    if (!stored) return [];
     // the embedding is left out of the memory callers get; Prisma's Memory type has it, so it is said to be null
-    return { memory: { ...row, embedding: null }, taskId, embedding: m.embedding };
+    return [{ memory: { ...stored.row, embedding: null }, taskId: stored.taskId, embedding: m.embedding }];
   });
 }
 

@@ -102,7 +102,10 @@ export class ThreadService {
     }
     const { count } = await this.db.prisma.thread.updateMany({ where: { id, userId: principal.userId }, data });
     if (count === 0) throw notFound("Thread");
-    return this.db.prisma.thread.findUniqueOrThrow({ ...query, where: { id } });
+    // deleted since the update committed: answered as if the delete had come first
+    const thread = await this.db.prisma.thread.findUnique({ ...query, where: { id } });
+    if (!thread) throw notFound("Thread");
+    return thread;
   }
 
   /**
