@@ -4,6 +4,7 @@ import type { Database } from "../db/database.ts";
 import { AppError, invalid, notFound } from "../errors.ts";
 import type { Memory, Prisma } from "../generated/prisma/client.ts";
 import { Coalescer } from "./coalesce.ts";
+import { GroupInsert } from "./group-insert.ts";
 import { isUuid, newId } from "./ids.ts";
 import type { Indexer } from "./indexer.ts";
 import type { ListTotals } from "./list-totals.ts";
@@ -89,6 +90,10 @@ export const memoryColumns = {
 // what the vector index keeps of a memory: a change to any of these must reach it
 const INDEXED_FIELDS = ["content", "type", "tags", "threadId", "isArchived"] as const;
 
+// grouped create statements at once on PostgreSQL: enough to use a few of the pool's connections, leaving the
+// rest to reads
+const POSTGRES_INSERTS_IN_FLIGHT = 4;
+
 const newestFirst: Prisma.MemoryOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
 
 export class MemoryService {
@@ -96,12 +101,16 @@ export class MemoryService {
     this.db.prisma.memory.findMany({ ...selecting(query, "id"), where: { userId, id: { in: [...ids] } } }),
   );
 
+  private readonly inserts: GroupInsert;
+
   constructor(
     private readonly db: Database,
     private readonly limits: Limits,
     private readonly totals: ListTotals,
     private readonly indexer: Indexer,
-  ) {}
+  ) {
+    this.inserts = new GroupInsert(db, db.singleWriter ? 1 : POSTGRES_INSERTS_IN_FLIGHT);
+  }
 
   async get(principal: Principal, id: string, query: MemoryQuery = {}): Promise<Memory | null> {
     if (!isUuid(id)) return null;
@@ -148,7 +157,7 @@ export class MemoryService {
     const values = completeValues(input, this.limits);
     const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
     const row = { ...values, ...origin, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vector) };
-    const [inserted] = await insertMemories(this.db, [row]);
+    const inserted = await this.inserts.insert(row);
     // the one row insertMemories leaves out is a row whose thread is not (or no longer) the user's
     if (!inserted) throw unknownThread();
     this.totals.changed(principal.userId);
