@@ -11,6 +11,8 @@ export interface BenchServer {
   env: Record<string, string>;
   /** The PGlite data directory (also when DATABASE_URL is set: it then holds nothing but is still removed). */
   dataDir: string;
+  /** The server process', for its CPU time (see cpuSeconds). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startBenchServer(env: Record<string, string> = {}, options
       database: process.env.DATABASE_URL ? "PostgreSQL" : "PGlite",
       env: settings,
       dataDir: dir,
+      pid: server.child.pid!,
       async stop() {
         server.child.kill("SIGTERM");
         await server.exited;

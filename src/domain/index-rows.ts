@@ -28,7 +28,12 @@ export async function loadIndexRows(db: Database, ids: readonly string[]): Promi
 }
 
 /** Memories a writer has just inserted, as inserted, each with the index task queued with it. */
-export type FreshRows = ReadonlyMap<string, { taskId: string; row: IndexRow }>;
+export interface FreshRow {
+  taskId: string;
+  row: IndexRow;
+}
+
+export type FreshRows = ReadonlyMap<string, FreshRow>;
 
 /** A page of every memory, in id order, for rebuilds. */
 export function pageIndexRows(db: Database, after: string | undefined, limit: number): Promise<IndexRow[]> {

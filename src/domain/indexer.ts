@@ -4,7 +4,7 @@ import type { Embedder } from "../embeddings/embedder.ts";
 import type { Logger } from "../logger.ts";
 import { bytesToVector, vectorToBytes } from "../vectors/codec.ts";
 import { backfillTerms } from "./lexical.ts";
-import { freshRows, loadIndexRows, pageIndexRows, type FreshRows, type IndexRow } from "./index-rows.ts";
+import { freshRows, loadIndexRows, pageIndexRows, type FreshRow, type FreshRows, type IndexRow } from "./index-rows.ts";
 import type { InsertedMemory } from "./memory-rows.ts";
 import type { VectorIndex, VectorPoint } from "../vectors/vector-index.ts";
 
@@ -55,6 +55,8 @@ export class Indexer {
   private stopped = false;
   private looping = false;
   private running: Promise<void> = Promise.resolve();
+  /** The flush waiting in the queue, not yet started: later flushes join it. */
+  private nextFlush: { ids: Set<string>; fresh: Map<string, FreshRow>; done: Promise<void> } | undefined;
 
   constructor(
     private readonly db: Database,
@@ -98,13 +100,24 @@ export class Indexer {
    */
   flush(memoryIds: readonly string[], fresh?: FreshRows): Promise<void> {
     if (memoryIds.length === 0) return Promise.resolve();
-    return this.serially(async () => {
+    // flushes that queue up behind the one running are applied together when their turn comes: under
+    // concurrent writes, one read of the outbox and one index write for all of them instead of one each
+    if (this.nextFlush) {
+      memoryIds.forEach((id) => this.nextFlush!.ids.add(id));
+      fresh?.forEach((row, id) => this.nextFlush!.fresh.set(id, row));
+      return this.nextFlush.done;
+    }
+    const next = { ids: new Set(memoryIds), fresh: new Map(fresh ?? []), done: Promise.resolve() };
+    this.nextFlush = next;
+    next.done = this.serially(async () => {
+      this.nextFlush = undefined;
       const tasks = await this.db.sql.query<Task>(
         `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE memory_id = ANY($1::uuid[])`,
-        [memoryIds],
+        [[...next.ids]],
       );
-      await this.apply(tasks, fresh);
+      await this.apply(tasks, next.fresh);
     });
+    return next.done;
   }
 
   /** Applies the tasks that are due; returns how many there were. */
