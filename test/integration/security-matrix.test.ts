@@ -496,11 +496,9 @@ const legacyCases: Case[] = [
   rest({ route: "GET /api/v1/memories", path: (t) => `/api/v1/memories?workspaceId=${t.workspace}`, expected: { status: 200, body: EMPTY_PAGE } }),
   rest({
     route: "GET /api/v1/memories",
+    // legacy clients send the userId they used to: accepted, and ignored for scoping
     path: (t) => `/api/v1/memories?workspaceId=${t.workspace}&userId=${t.legacyUser}`,
-    expected: {
-      status: 400,
-      body: { error: { code: "VALIDATION_ERROR", message: "userId is not a query parameter of this route (known: workspaceId, limit, offset)" } },
-    },
+    expected: { status: 200, body: EMPTY_PAGE },
   }),
   gql({
     name: "legacyMemories(workspaceId: A's)",
