@@ -48,11 +48,19 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** `npm start` in a child process on a free port; resolves once /healthz answers. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/** How to run the server: its TypeScript sources (`npm run dev`), or the build in dist/server (`npm start`). */
+export type ServerEntry = "source" | "built";
+
+const ENTRY_ARGS: Record<ServerEntry, string[]> = {
+  source: ["--import", "tsx", "src/main.ts"],
+  built: ["dist/server/main.js"],
+};
+
+/** The server in a child process on a free port; resolves once /healthz answers. */
+export async function startServerProcess(env: Record<string, string>, entry: ServerEntry = "source"): Promise<ServerProcess> {
   const port = await freePort();
-  // what `npm start` runs, without npm in between, so that a signal reaches the server itself
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  // what `npm run dev` / `npm start` run, without npm in between, so that a signal reaches the server itself
+  const child = spawn(process.execPath, ENTRY_ARGS[entry], {
     cwd: root,
     env: { ...baseEnv(), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env, PORT: String(port) },
   });

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Logger } from "../logger.ts";
+import { projectPath } from "../project-root.ts";
 
-export const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "prisma", "migrations");
+export const migrationsDir = projectPath("prisma", "migrations");
 
 /** One connection (or PGlite, which is one connection): the advisory lock must be held by the session that migrates. */
 export interface MigrationConnection {

@@ -8,6 +8,7 @@ import { openDataDir } from "./data-dir.ts";
 import type { Database, Sql } from "./database.ts";
 import { migrate } from "./migrate.ts";
 import { OwnerOnlyNodeFS } from "./owner-only-node-fs.ts";
+import { templateFor, writeTemplate } from "./pglite-template.ts";
 
 type Queryable = Pick<PGlite, "query" | "exec">;
 
@@ -52,9 +53,11 @@ export async function openPGlite(dataDir: string, logger?: Logger): Promise<Data
   const inMemory = dataDir.startsWith("memory://");
   const lock = inMemory ? undefined : openDataDir(dataDir, logger);
   try {
+    const template = templateFor(dataDir);
     const pglite = await PGlite.create({
       dataDir: inMemory ? "memory://" : dataDir,
       ...(inMemory ? {} : { fs: new OwnerOnlyNodeFS(dataDir) }),
+      ...(template ? { loadDataDir: template } : {}),
       extensions: { vector },
       ...byteaCodec,
     });
@@ -77,5 +80,17 @@ export async function openPGlite(dataDir: string, logger?: Logger): Promise<Data
   } catch (error) {
     lock?.release();
     throw error;
+  }
+}
+
+/** Writes the snapshot new databases start from (pglite-template.ts): an empty database, migrated. */
+export async function buildTemplate(): Promise<void> {
+  const pglite = await PGlite.create({ dataDir: "memory://", extensions: { vector } });
+  try {
+    await migrate(sqlOf(pglite));
+    const snapshot = await pglite.dumpDataDir("gzip");
+    writeTemplate(new Uint8Array(await snapshot.arrayBuffer()));
+  } finally {
+    await pglite.close();
   }
 }

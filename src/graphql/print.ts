@@ -1,9 +1,8 @@
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { lexicographicSortSchema, printSchema } from "graphql";
+import { projectPath } from "../project-root.ts";
 import { getSchema } from "./schema.ts";
 
-export const schemaFile = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "schema.graphql");
+export const schemaFile = projectPath("schema.graphql");
 
 /** The SDL as committed in schema.graphql. */
 export const printedSchema = (): string => `${printSchema(lexicographicSortSchema(getSchema()))}\n`;

@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import type { Config } from "../config.ts";
+import { projectPath } from "../project-root.ts";
 import type { Router } from "../rest/router.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { REFERENCE_CSP, referencePage } from "./pages/reference/page.ts";
 import { jsonReply, requireReadMethod, type Reply } from "./respond.ts";
 
-const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) as { version: string }).version;
 
 /**
  * /openapi.json and /docs (its rendering), public like the API's specification. Both are built on first request

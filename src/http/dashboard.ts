@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import { readFile, realpath, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { AppError } from "../errors.ts";
+import { projectPath } from "../project-root.ts";
 import { sendError } from "./respond.ts";
 
 /** Where `npm run build:dashboard` (Vite, dashboard/vite.config.ts) writes the dashboard. */
-export const DASHBOARD_DIST = fileURLToPath(new URL("../../dashboard/dist", import.meta.url));
+export const DASHBOARD_DIST = projectPath("dashboard", "dist");
 
 const MOUNT = "/dashboard";
 

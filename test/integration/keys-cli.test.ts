@@ -44,10 +44,11 @@ describe.skipIf(databaseUnavailable())("npm run keys", () => {
     expect(result.stdout).toBe("");
   });
 
+  // as an operator runs it: `npm start`, the built service (dist/server, made by npm install)
   describe("while the server runs", () => {
     let server: ServerProcess;
     beforeAll(async () => {
-      server = await startServerProcess(env);
+      server = await startServerProcess(env, "built");
     });
     afterAll(async () => {
       server?.child.kill("SIGTERM");
