@@ -48,7 +48,7 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
     });
   services.indexer.start();
   metrics.watchIndexBacklog(() => services.indexer.waitingCount());
-  const rateLimit = RateLimit.create(config, logger, () => metrics.rateLimited());
+  const rateLimit = await RateLimit.create(config, logger, () => metrics.rateLimited());
   const http = createHttpServer({
     config,
     logger,

@@ -1,12 +1,16 @@
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Database } from "./database.ts";
-import { openPGlite } from "./pglite.ts";
-import { openPostgres } from "./postgres.ts";
 
-/** PostgreSQL when DATABASE_URL is set, else the embedded PGlite under DATA_DIR; migrated either way. */
-export function openDatabase(config: Config, logger?: Logger): Promise<Database> {
-  return config.databaseUrl
-    ? openPostgres(config.databaseUrl, config.databasePoolSize, logger)
-    : openPGlite(config.dataDir, logger);
+/**
+ * PostgreSQL when DATABASE_URL is set, else the embedded PGlite under DATA_DIR; migrated either way. Each
+ * driver is loaded only when chosen: a server loads one of them, which shortens its start.
+ */
+export async function openDatabase(config: Config, logger?: Logger): Promise<Database> {
+  if (config.databaseUrl) {
+    const { openPostgres } = await import("./postgres.ts");
+    return openPostgres(config.databaseUrl, config.databasePoolSize, logger);
+  }
+  const { openPGlite } = await import("./pglite.ts");
+  return openPGlite(config.dataDir, logger);
 }

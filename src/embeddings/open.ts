@@ -1,14 +1,18 @@
 import type { Config } from "../config.ts";
 import { BuiltinEmbedder } from "./builtin.ts";
 import type { Embedder } from "./embedder.ts";
-import { OpenAIEmbedder } from "./openai.ts";
 import { SentenceEncoder } from "./sentence-encoder.ts";
 
-/** The embedder EMBEDDER names (by default the offline sentence encoder, or OpenAI's when it is configured). */
+/**
+ * The embedder EMBEDDER names (by default the offline sentence encoder, or OpenAI's when it is configured).
+ * The OpenAI client is loaded only when it is the one: it adds a twentieth of a second to every start.
+ */
 export async function openEmbedder(config: Config): Promise<Embedder> {
   switch (config.embedder) {
-    case "openai":
+    case "openai": {
+      const { OpenAIEmbedder } = await import("./openai.ts");
       return OpenAIEmbedder.create(config.openai!);
+    }
     case "hash":
       return new BuiltinEmbedder();
     case "use":

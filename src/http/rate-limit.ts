@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
@@ -48,10 +48,12 @@ export class RateLimit {
     private readonly onRejected: () => void,
   ) {}
 
-  /** `onRejected` hears of every request refused, for the metrics. */
-  static create(config: Config, logger: Logger, onRejected: () => void): RateLimit {
+  /** `onRejected` hears of every request refused, for the metrics. The Redis client is loaded only when used. */
+  static async create(config: Config, logger: Logger, onRejected: () => void): Promise<RateLimit> {
     const { redisUrl } = config.rateLimit;
-    const redis = redisUrl ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+    const redis = redisUrl
+      ? new (await import("ioredis")).Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+      : undefined;
     redis?.on("error", (error: Error) => logger.warn({ err: error.message }, "Redis for rate limits is unreachable"));
     const window = (name: string, { max, windowSeconds }: { max: number; windowSeconds: number }) => {
       const memory = new RateLimiterMemory({ points: max, duration: windowSeconds, keyPrefix: name });

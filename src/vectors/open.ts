@@ -5,7 +5,6 @@ import { ConfigError } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { ExactIndex } from "./exact.ts";
 import { PgVectorIndex } from "./pgvector.ts";
-import { QdrantIndex } from "./qdrant.ts";
 import { UsearchIndex } from "./usearch.ts";
 import type { VectorIndex } from "./vector-index.ts";
 
@@ -15,7 +14,11 @@ import type { VectorIndex } from "./vector-index.ts";
  * scan. usearch needs a database that only this process writes, so PostgreSQL never gets it.
  */
 export async function openVectorIndex(config: Config, db: Database, logger: Logger): Promise<VectorIndex> {
-  if (config.qdrant) return QdrantIndex.open(config.qdrant, logger);
+  if (config.qdrant) {
+    // loaded only when configured, like the database drivers (db/open.ts)
+    const { QdrantIndex } = await import("./qdrant.ts");
+    return QdrantIndex.open(config.qdrant, logger);
+  }
   const choice = config.vectorIndex;
   if (choice === "usearch" && !db.singleWriter) {
     throw new ConfigError("VECTOR_INDEX=usearch needs the embedded database: servers sharing PostgreSQL cannot share it.");
