@@ -257,7 +257,7 @@ function report(r: SizeResult): void {
 
 console.log(
   `bench:search  sizes ${sizes.join(", ")}  queries ${queryCount} (recall on ${recallCount})  index ${indexKinds.join(", ")}  ` +
-    `limit ${LIMIT}  PGlite, built-in embedder, server in a child process`,
+    `limit ${LIMIT}  ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}, embedders ${embedders.join(", ")}, server in a child process`,
 );
 console.log(machineLine());
 console.log(`queries: 60% unfiltered, 20% type, 10% tag, 10% from_date; ties at the 10th exact score count as hits`);
