@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUnderTest, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { databaseUnderTest, serverWithUser } from "../support/server.ts";
 
 /** A GET with exactly these headers (fetch would add and undo its own Accept-Encoding). */
 function get(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
@@ -18,17 +18,15 @@ function get(url: string, headers: Record<string, string>): Promise<{ status: nu
 
 // the HTTP layer's own behaviour: the same on either database, so run once
 describe.runIf(databaseUnderTest() === "pglite")("compressed answers", () => {
-  let server: TestServer;
-  let user: TestUser;
+  const suite = serverWithUser();
 
   beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
+    const { user } = suite;
     for (let i = 0; i < 30; i++) await user.api.post("/api/v1/memory", { content: `a memory long enough to be worth compressing, number ${i}` });
   });
-  afterAll(() => server?.close());
 
   it("sends brotli or gzip as Accept-Encoding asks, and the same bytes once decoded", async () => {
+    const { server } = suite;
     const plain = await get(`${server.url}/openapi.json`, {});
     expect(plain.headers["content-encoding"]).toBeUndefined();
     const br = await get(`${server.url}/openapi.json`, { "accept-encoding": "br, gzip" });
@@ -42,6 +40,7 @@ describe.runIf(databaseUnderTest() === "pglite")("compressed answers", () => {
   });
 
   it("compresses API answers and GraphiQL, and leaves small answers alone", async () => {
+    const { server, user } = suite;
     const list = await get(`${server.url}/api/v1/memory?limit=30`, { authorization: `Bearer ${user.key}`, "accept-encoding": "gzip" });
     expect(list.headers["content-encoding"]).toBe("gzip");
     expect(JSON.parse(gunzipSync(list.body).toString()).memories).toHaveLength(30);

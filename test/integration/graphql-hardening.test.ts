@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { databaseUnavailable, serverWithUser, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
 
 const expectRefused = (res: { status: number; body: any }, message: RegExp) => {
   expect(res.status).toBe(400);
@@ -89,18 +89,12 @@ describe.skipIf(databaseUnavailable())("GraphQL in production settings", () => {
 });
 
 describe.skipIf(databaseUnavailable())("GraphQL over HTTP: malformed parameters", () => {
-  let server: TestServer;
-  let user: TestUser;
+  const suite = serverWithUser();
   const logged: string[] = [];
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
-
-  const get = (params: Record<string, string>) => user.api.get(`/graphql?${new URLSearchParams(params)}`);
-  const post = (body: string, type = "application/json") => user.api.post("/graphql", undefined, { raw: body, headers: { "content-type": type } });
+  const get = (params: Record<string, string>) => suite.user.api.get(`/graphql?${new URLSearchParams(params)}`);
+  const post = (body: string, type = "application/json") =>
+    suite.user.api.post("/graphql", undefined, { raw: body, headers: { "content-type": type } });
   const expect400 = (res: { status: number; body: any }, code: string, message: RegExp) => {
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.errors?.[0]).toMatchObject({ extensions: { code } });
@@ -128,13 +122,13 @@ describe.skipIf(databaseUnavailable())("GraphQL over HTTP: malformed parameters"
 
   it("refuses a body that is not UTF-8 rather than storing U+FFFD", async () => {
     const bytes = (before: string, after: string) => new Uint8Array(Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe]), Buffer.from(after)]));
-    const rest = await user.api.post("/api/v1/memory", undefined, { raw: bytes('{"content":"a', '"}'), headers: { "content-type": "application/json" } });
+    const rest = await suite.user.api.post("/api/v1/memory", undefined, { raw: bytes('{"content":"a', '"}'), headers: { "content-type": "application/json" } });
     expect(rest.status).toBe(400);
     expect(rest.body.error).toMatchObject({ code: "INVALID_JSON", message: expect.stringMatching(/UTF-8/) });
     const query = JSON.stringify({ query: "mutation { createMemory(input: { content: \"a" }).slice(0, -1);
-    const gql = await user.api.post("/graphql", undefined, { raw: bytes(query, '" }) { id } }"}'), headers: { "content-type": "application/json" } });
+    const gql = await suite.user.api.post("/graphql", undefined, { raw: bytes(query, '" }) { id } }"}'), headers: { "content-type": "application/json" } });
     expect400(gql, "INVALID_JSON", /UTF-8/);
-    expect((await user.api.get("/api/v1/memory")).body.total).toBe(0);
+    expect((await suite.user.api.get("/api/v1/memory")).body.total).toBe(0);
   });
 
   // every parameter of GraphQL over HTTP, on GET, form POST and JSON POST: any value, never a 5xx
@@ -157,7 +151,7 @@ describe.skipIf(databaseUnavailable())("GraphQL over HTTP: malformed parameters"
   it("answers 600 random GraphQL HTTP requests with no 5xx and a coded error", async () => {
     await fc.assert(
       fc.asyncProperty(request, async ({ method, path, body, type }: { method: string; path: string; body?: string; type?: string }) => {
-        const res = await user.api.request(method, path, body === undefined ? {} : { raw: body, headers: { "content-type": type! } });
+        const res = await suite.user.api.request(method, path, body === undefined ? {} : { raw: body, headers: { "content-type": type! } });
         logged.push(`${method} ${path.slice(0, 120)} ${body?.slice(0, 120) ?? ""} -> ${res.status}`);
         expect(res.status, logged.at(-1)).toBeLessThan(500);
         if (res.status >= 400) expect(res.body?.errors?.[0]?.extensions?.code, res.text.slice(0, 200)).toMatch(/^[A-Z_]+$/);

@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { describe, expect, it, vi } from "vitest";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 const WRITERS = 40;
 
 describe.skipIf(databaseUnavailable())("concurrent single creates, grouped into one statement", () => {
-  let server: TestServer;
-  let user: TestUser;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
+  const suite = serverWithUser();
 
   /**
    * Counts the statements that insert memories, and how many rows each carried (its first parameter's rows);
    * `delayMs` holds each back that long first (a slow statement, the case grouping is for), `fail` fails some.
    */
   function watchInserts({ delayMs = 0, fail }: { delayMs?: number; fail?: (rows: number) => boolean } = {}): { rows: number[]; restore(): void } {
-    const { sql } = server.app.db;
+    const { sql } = suite.server.app.db;
     const query = sql.query.bind(sql);
     const rows: number[] = [];
     const spy = vi.spyOn(sql, "query").mockImplementation(async (text, params) => {
@@ -39,8 +32,8 @@ describe.skipIf(databaseUnavailable())("concurrent single creates, grouped into 
       const answers = await Promise.all(
         Array.from({ length: WRITERS }, (_, i) =>
           i % 2
-            ? user.api.post("/api/v1/memory", { content: `writer ${i}`, tags: [`w${i}`] }).then((res) => ({ status: res.status, memory: res.body }))
-            : user.api
+            ? suite.user.api.post("/api/v1/memory", { content: `writer ${i}`, tags: [`w${i}`] }).then((res) => ({ status: res.status, memory: res.body }))
+            : suite.user.api
                 .graphql<{ createMemory: { id: string; content: string; tags: string[] } }>(
                   `mutation ($input: CreateMemoryInput!) { createMemory(input: $input) { id content tags } }`,
                   { input: { content: `writer ${i}`, tags: [`w${i}`] } },
@@ -55,20 +48,20 @@ describe.skipIf(databaseUnavailable())("concurrent single creates, grouped into 
       expect(new Set(answers.map((a) => a.memory.id)).size).toBe(WRITERS);
       expect(inserts.rows.reduce((a, b) => a + b, 0)).toBe(WRITERS);
       // one statement at a time on the embedded database: the creates pile up behind it; PostgreSQL runs a few
-      expect(inserts.rows.length).toBeLessThan(server.app.db.singleWriter ? WRITERS / 2 : WRITERS);
+      expect(inserts.rows.length).toBeLessThan(suite.server.app.db.singleWriter ? WRITERS / 2 : WRITERS);
       expect(Math.max(...inserts.rows)).toBeGreaterThan(1);
-      for (const { memory } of answers) expect((await user.api.get(`/api/v1/memories/${memory.id}`)).body.content).toBe(memory.content);
+      for (const { memory } of answers) expect((await suite.user.api.get(`/api/v1/memories/${memory.id}`)).body.content).toBe(memory.content);
     } finally {
       inserts.restore();
     }
   });
 
   it("fails only the creates whose thread is not the user's", async () => {
-    const mine = (await user.api.post("/api/v1/threads", { title: "mine" })).body;
-    const other = await server.newUser();
+    const mine = (await suite.user.api.post("/api/v1/threads", { title: "mine" })).body;
+    const other = await suite.server.newUser();
     const theirs = (await other.api.post("/api/v1/threads", { title: "theirs" })).body;
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => user.api.post("/api/v1/memory", { content: `threaded ${i}`, thread_id: i % 4 ? mine.id : theirs.id })),
+      Array.from({ length: 20 }, (_, i) => suite.user.api.post("/api/v1/memory", { content: `threaded ${i}`, thread_id: i % 4 ? mine.id : theirs.id })),
     );
     answers.forEach((res, i) => {
       if (i % 4) expect(res.body).toMatchObject({ content: `threaded ${i}`, thread_id: mine.id });
@@ -80,7 +73,7 @@ describe.skipIf(databaseUnavailable())("concurrent single creates, grouped into 
   it("stores the rows one by one when a grouped statement fails, so every writer still gets its memory", async () => {
     const inserts = watchInserts({ delayMs: 20, fail: (rows) => rows > 1 });
     try {
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => user.api.post("/api/v1/memory", { content: `retried ${i}` })));
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => suite.user.api.post("/api/v1/memory", { content: `retried ${i}` })));
       answers.forEach((res, i) => expect(res.body).toMatchObject({ content: `retried ${i}` }));
       expect(inserts.rows.some((n) => n > 1)).toBe(true); // a group was tried, and failed
     } finally {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { createApp, type App } from "../../src/app.ts";
 import { loadConfig, type Env } from "../../src/config.ts";
 import { keyAdmin } from "../../src/domain/key-admin.ts";
@@ -101,6 +101,30 @@ export async function startTestServer(env: Env = {}, overrides: ServiceOverrides
     async close() {
       await app.close();
       await postgres?.drop();
+    },
+  };
+}
+
+/**
+ * The set-up most integration suites share: a server (with `env`) and one user, started before the suite's tests
+ * and closed after them. Call it in a describe block; read `server` and `user` in the tests.
+ */
+export function serverWithUser(env: Env = {}, overrides: ServiceOverrides = {}): { readonly server: TestServer; readonly user: TestUser } {
+  let server: TestServer | undefined;
+  let user: TestUser | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(env, overrides);
+    user = await server.newUser();
+  });
+  afterAll(() => server?.close());
+  return {
+    get server() {
+      if (!server) throw new Error("the test server is not started yet: read it in a test or hook");
+      return server;
+    },
+    get user() {
+      if (!user) throw new Error("the test user is not made yet: read it in a test or hook");
+      return user;
     },
   };
 }
