@@ -86,7 +86,7 @@ try {
       questions.push({
         evidence: new Set(qa.evidence),
         dia,
-        recallLexical: await searchLexical(app.db, userId, qa.question, DEPTH),
+        recallLexical: await searchLexical(app.db, app.services.termStats, userId, qa.question, DEPTH),
         words: await searchWords(app.db, userId, qa.question, DEPTH),
         semantic: vectors.map(({ id, vector }) => ({ id, score: cosine(query!, vector) })).sort((a, b) => b.score - a.score),
       });

@@ -1,6 +1,7 @@
 import type { Database, Sql } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import { tokenize } from "../text/tokenize.ts";
+import { idf, type CorpusStats, type TermStats } from "./term-stats.ts";
 
 /** Bump when `tokenize` changes: memories whose terms an older version made get theirs made again. */
 export const LEXICAL_VERSION = 1;
@@ -100,19 +101,24 @@ const STATS = `n AS MATERIALIZED (SELECT count(*)::float8 AS n FROM memories WHE
 
 /**
  * BM25 of the user's live memories (of one thread, when given) for weighted terms: Σ weight·idf(t)·tf·(k1 + 1)/
- * (tf + k1), idf(t) = ln(1 + (N − df + 0.5)/(df + 0.5)), N and df counted over all of the user's memories.
+ * (tf + k1), with N and df (counted over all of the user's memories) from `stats`.
  */
-async function bm25(db: Database, userId: string, weights: Scores, threadId?: string): Promise<Scores> {
-  if (weights.size === 0) return new Map();
-  const params: unknown[] = [userId, [...weights.keys()], [...weights.values()], K1, SCORED];
+async function bm25(db: Database, userId: string, weights: Scores, stats: CorpusStats, threadId?: string): Promise<Scores> {
+  // a term no memory holds scores nothing: left out of the statement
+  const terms = [...weights.keys()].filter((term) => (stats.df.get(term) ?? 0) > 0);
+  if (terms.length === 0) return new Map();
+  const params: unknown[] = [userId, terms, terms.map((term) => weights.get(term)! * idf(stats, term)), K1, SCORED];
   const thread = threadId === undefined ? "" : `AND m.thread_id = $${params.push(threadId)}::uuid`;
+  // over all memories, the best twice SCORED are looked up (archived ones are few) rather than every memory
+  // that holds a term; within a thread every match must be, as most of the best lie in other threads
+  const shortlist = threadId === undefined ? "ORDER BY score DESC LIMIT 2 * $5" : "";
   const rows = await db.sql.query<{ id: string; score: number }>(
-    `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight)), ${STATS},
+    `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight)),
           scored AS (
-            SELECT t.memory_id, sum(q.weight * ${IDF} * t.tf * ($4::float8 + 1) / (t.tf + $4::float8)) AS score
-              FROM memory_terms t JOIN q USING (term) JOIN df USING (term) CROSS JOIN n
+            SELECT t.memory_id, sum(q.weight * t.tf * ($4::float8 + 1) / (t.tf + $4::float8)) AS score
+              FROM memory_terms t JOIN q USING (term)
              WHERE t.user_id = $1::uuid
-             GROUP BY t.memory_id)
+             GROUP BY t.memory_id ${shortlist})
      SELECT s.memory_id AS id, s.score FROM scored s JOIN memories m ON m.id = s.memory_id
       WHERE NOT m.is_archived ${thread}
       ORDER BY s.score DESC LIMIT $5`,
@@ -122,16 +128,19 @@ async function bm25(db: Database, userId: string, weights: Scores, threadId?: st
 }
 
 /** The most telling terms (Σ tf·idf) of some memories, leaving out `known`. */
-async function feedbackTerms(db: Database, userId: string, ids: string[], known: string[]): Promise<string[]> {
-  const rows = await db.sql.query<{ term: string }>(
-    `WITH q AS (SELECT DISTINCT term FROM memory_terms WHERE memory_id = ANY($2::uuid[]) AND NOT term = ANY($3::text[])),
-          ${STATS}
-     SELECT t.term FROM memory_terms t JOIN df USING (term) CROSS JOIN n
-      WHERE t.memory_id = ANY($2::uuid[]) AND t.user_id = $1::uuid
-      GROUP BY t.term ORDER BY sum(t.tf * ${IDF}) DESC, t.term LIMIT $4`,
-    [userId, ids, known, FEEDBACK_TERMS],
+async function feedbackTerms(db: Database, stats: TermStats, userId: string, ids: string[], known: string[]): Promise<string[]> {
+  // by memory alone (the ids are the user's, from bm25): with the user in the condition the planner may walk the
+  // user's every posting along the primary key instead of these few memories' terms
+  const rows = await db.sql.query<{ term: string; tf: number }>(
+    `SELECT term, sum(tf)::int AS tf FROM memory_terms WHERE memory_id = ANY($1::uuid[]) AND NOT term = ANY($2::text[]) GROUP BY term`,
+    [ids, known],
   );
-  return rows.map((row) => row.term);
+  const corpus = await stats.of(userId, rows.map((row) => row.term));
+  return rows
+    .map((row) => ({ term: row.term, weight: row.tf * idf(corpus, row.term) }))
+    .sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1))
+    .slice(0, FEEDBACK_TERMS)
+    .map((row) => row.term);
 }
 
 /** Gives the next live memory of the same thread a share of each of these memories' scores. */
@@ -174,16 +183,23 @@ export function averageRanks(scores: Scores, limit: number): LexicalHit[] {
  */
 export async function searchLexical(
   db: Database,
+  stats: TermStats,
   userId: string,
   query: string,
   limit: number,
   threadId?: string,
 ): Promise<LexicalHit[]> {
   const terms = [...new Set(tokenize(query))];
-  const first = await bm25(db, userId, new Map(terms.map((term) => [term, 1])), threadId);
+  const first = await bm25(db, userId, new Map(terms.map((term) => [term, 1])), await stats.of(userId, terms), threadId);
   if (first.size === 0) return [];
-  const feedback = await feedbackTerms(db, userId, top(first, FEEDBACK_DOCS), terms);
-  const expanded = await bm25(db, userId, new Map(feedback.map((term) => [term, FEEDBACK_WEIGHT])), threadId);
+  const feedback = await feedbackTerms(db, stats, userId, top(first, FEEDBACK_DOCS), terms);
+  const expanded = await bm25(
+    db,
+    userId,
+    new Map(feedback.map((term) => [term, FEEDBACK_WEIGHT])),
+    await stats.of(userId, feedback),
+    threadId,
+  );
   const scores = new Map(first);
   for (const [id, score] of expanded) scores.set(id, (scores.get(id) ?? 0) + score);
   return averageRanks(await withThreadContext(db, scores), limit);

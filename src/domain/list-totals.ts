@@ -13,7 +13,12 @@ export class ListTotals {
 
   /** Call after any write that may change which of `userId`'s memories a list matches. */
   changed(userId: string): void {
-    if (this.enabled) this.generations.set(userId, (this.generations.get(userId) ?? 0) + 1);
+    this.generations.set(userId, this.generation(userId) + 1);
+  }
+
+  /** Counts this process' writes to the user's memories: what was counted at another generation is stale. */
+  generation(userId: string): number {
+    return this.generations.get(userId) ?? 0;
   }
 
   async total(userId: string, listKey: string, count: () => Promise<number>): Promise<number> {

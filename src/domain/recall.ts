@@ -8,6 +8,7 @@ import { searchLexical } from "./lexical.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
 import { checkPage } from "./paging.ts";
 import type { SearchService } from "./search.ts";
+import type { TermStats } from "./term-stats.ts";
 
 /** Which way recall answered: documented in the README ("Recall"). */
 export type RecallPath = "profile" | "thread" | "semantic" | "hybrid";
@@ -58,6 +59,7 @@ export class RecallService {
   constructor(
     private readonly db: Database,
     private readonly search: SearchService,
+    private readonly stats: TermStats,
   ) {}
 
   async recall(
@@ -85,7 +87,7 @@ export class RecallService {
   private async hybrid(principal: Principal, text: string, threadId: string | undefined) {
     const filter = this.search.vectorFilter(principal, {}, threadId);
     const [lexical, vector] = await Promise.all([
-      searchLexical(this.db, principal.userId, text, RRF_DEPTH, threadId),
+      searchLexical(this.db, this.stats, principal.userId, text, RRF_DEPTH, threadId),
       this.search.embedQuery(text).then((embedding) => this.search.nearest(embedding, filter, RRF_DEPTH)),
     ]);
     const hits = reciprocalRankFusion([

@@ -9,6 +9,7 @@ import { IdempotencyService } from "./idempotency.ts";
 import { Indexer } from "./indexer.ts";
 import { ApiKeyService } from "./api-keys.ts";
 import { ListTotals } from "./list-totals.ts";
+import { TermStats } from "./term-stats.ts";
 import { MemoryService } from "./memories.ts";
 import { RecallService } from "./recall.ts";
 import { SearchService } from "./search.ts";
@@ -28,6 +29,8 @@ export interface Services {
   embedder: Embedder;
   index: VectorIndex;
   indexer: Indexer;
+  /** The user's memory count and terms' document frequencies, kept between writes (recall's BM25). */
+  termStats: TermStats;
 }
 
 /** Seams for tests: a failing or counting embedder, or a wrapper around the configured index. */
@@ -64,6 +67,7 @@ export function createServices(db: Database, config: Config, embedder: Embedder,
   const totals = new ListTotals(db.singleWriter);
   const indexer = new Indexer(db, embedder, index, logger);
   const search = new SearchService(db, embedder, index, config.limits);
+  const termStats = new TermStats(db, totals);
   return {
     db,
     embedder,
@@ -75,6 +79,7 @@ export function createServices(db: Database, config: Config, embedder: Embedder,
     memories: new MemoryService(db, config.limits, totals, indexer),
     threads: new ThreadService(db, config.limits, totals, indexer),
     search,
-    recall: new RecallService(db, search),
+    recall: new RecallService(db, search, termStats),
+    termStats,
   };
 }
