@@ -72,7 +72,8 @@ export async function persistentDatabase(): Promise<{ env: Record<string, string
 
 /** The service on a free loopback port, on a fresh database of the kind under test. */
 export async function startTestServer(env: Env = {}, overrides: ServiceOverrides = {}): Promise<TestServer> {
-  const postgres = databaseUnderTest() === "postgres" ? await freshPostgresDatabase() : undefined;
+  // a database of its own, unless the test gives one (several servers on one database): the server drops it
+  const postgres = databaseUnderTest() === "postgres" && !env.DATABASE_URL ? await freshPostgresDatabase() : undefined;
   const config = loadConfig({
     PORT: "0",
     HOST: "127.0.0.1",
