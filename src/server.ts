@@ -96,13 +96,14 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     const context: Context = { principal, services, requestId };
     // read here, not by Yoga, so that the size limit holds and an idempotent request's body can be hashed
     const body = req.method === "POST" ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
-    bodyText(body); // Yoga would decode bytes that are not UTF-8 leniently
+    // decoded here, strictly (Yoga would decode bytes that are not UTF-8 leniently), and handed over as text
+    const text = bodyText(body);
     return idempotent(services.idempotency, req, principal, body, async () => {
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
       }
-      const init: RequestInit = { method: req.method, headers, ...(req.method === "POST" ? { body: new Uint8Array(body) } : {}) };
+      const init: RequestInit = { method: req.method, headers, ...(req.method === "POST" ? { body: text } : {}) };
       const response = await yoga.fetch(url, init, context);
       return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
     });
