@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { npmRun, startServerProcess } from "../../scripts/lib/server-process.ts";
-import { databaseUnavailable, persistentDatabase } from "../support/server.ts";
+import { databaseUnavailable, suiteDatabase } from "../support/server.ts";
 
 const search = async (url: string, key: string, query: string) =>
   (await (
@@ -9,21 +9,13 @@ const search = async (url: string, key: string, query: string) =>
 
 // The operator's way from the hashed embedder to the sentence encoder (the default) in one go, and back
 describe.skipIf(databaseUnavailable())("npm run reindex across a change of embedder", () => {
-  let env: Record<string, string>;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const database = await persistentDatabase();
-    env = database.env;
-    cleanup = database.drop;
-  });
-  afterAll(() => cleanup?.());
+  const database = suiteDatabase();
 
   it("embeds every memory anew with the configured embedder, with progress, and search finds by meaning after", async () => {
-    const created = await npmRun("keys", ["create", "--user", "r@x", "--name", "t", "--json"], env);
+    const created = await npmRun("keys", ["create", "--user", "r@x", "--name", "t", "--json"], database.env);
     expect(created.code, created.stderr).toBe(0);
     const { key } = JSON.parse(created.stdout) as { key: string };
-    const hashed = await startServerProcess({ ...env, EMBEDDER: "hash" });
+    const hashed = await startServerProcess({ ...database.env, EMBEDDER: "hash" });
     try {
       for (const content of ["I adopted a golden retriever named Biscuit", "I drive a red Toyota Corolla", "My sister lives in Lisbon"]) {
         const res = await fetch(`${hashed.url}/api/v1/memory`, {
@@ -38,12 +30,12 @@ describe.skipIf(databaseUnavailable())("npm run reindex across a change of embed
       await hashed.exited;
     }
 
-    const reindexed = await npmRun("reindex", [], { ...env, EMBEDDER: "use" });
+    const reindexed = await npmRun("reindex", [], { ...database.env, EMBEDDER: "use" });
     expect(reindexed.code, reindexed.stderr).toBe(0);
     expect(reindexed.stderr).toContain("100% 3/3 memories, 3 embedded");
     expect(reindexed.stdout).toMatch(/Reindexed 3 memories \(3 embedded anew\)/);
 
-    const server = await startServerProcess({ ...env, EMBEDDER: "use" });
+    const server = await startServerProcess({ ...database.env, EMBEDDER: "use" });
     try {
       expect(server.log.join("\n")).not.toContain("memories without a vector of this embedder");
       const found = await search(server.url, key, "what kind of dog do I have?");

@@ -1,25 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { npmRun, startServerProcess } from "../../scripts/lib/server-process.ts";
-import { databaseUnavailable, persistentDatabase } from "../support/server.ts";
+import { databaseUnavailable, suiteDatabase } from "../support/server.ts";
 
 describe.skipIf(databaseUnavailable())("graceful shutdown", () => {
-  let env: Record<string, string>;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    const database = await persistentDatabase();
-    env = database.env;
-    cleanup = database.drop;
-  });
-  afterAll(() => cleanup?.());
+  const database = suiteDatabase();
 
   it("on SIGTERM finishes the requests in flight and loses no acknowledged write", async () => {
-    const created = await npmRun("keys", ["create", "--user", "writer@x", "--name", "load", "--json"], env);
+    const created = await npmRun("keys", ["create", "--user", "writer@x", "--name", "load", "--json"], database.env);
     expect(created.code, created.stderr).toBe(0);
     const { key } = JSON.parse(created.stdout);
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
 
-    const server = await startServerProcess(env);
+    const server = await startServerProcess(database.env);
     const acknowledged = new Set<string>();
     let refused = 0;
     const worker = async (w: number) => {
@@ -47,7 +39,7 @@ describe.skipIf(databaseUnavailable())("graceful shutdown", () => {
     expect(refused).toBe(8);
     expect(server.log.join("\n")).toContain("shutting down");
 
-    const again = await startServerProcess(env);
+    const again = await startServerProcess(database.env);
     try {
       const stored = new Set<string>();
       for (let offset = 0; ; offset += 100) {

@@ -70,6 +70,24 @@ export async function persistentDatabase(): Promise<{ env: Record<string, string
   return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * `persistentDatabase()` for a whole suite: made before its tests, dropped after them. Read `env` in the tests
+ * (the settings that point a server or a CLI at it).
+ */
+export function suiteDatabase(): { readonly env: Record<string, string> } {
+  let database: Awaited<ReturnType<typeof persistentDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await persistentDatabase();
+  });
+  afterAll(() => database?.drop());
+  return {
+    get env() {
+      if (!database) throw new Error("the test database is not made yet: read it in a test or hook");
+      return database.env;
+    },
+  };
+}
+
 /** The service on a free loopback port, on a fresh database of the kind under test. */
 export async function startTestServer(env: Env = {}, overrides: ServiceOverrides = {}): Promise<TestServer> {
   // a database of its own, unless the test gives one (several servers on one database): the server drops it
