@@ -8,7 +8,7 @@ import type { Config } from "./config.ts";
 import type { Services } from "./domain/services.ts";
 import { AppError, asAppError, unauthorized } from "./errors.ts";
 import type { Context } from "./graphql/context.ts";
-import { graphiqlPage } from "./graphql/graphiql.ts";
+import { GRAPHIQL_ASSETS, graphiql } from "./graphql/graphiql.ts";
 import type { Yoga } from "./graphql/yoga.ts";
 import { bodyText, parseJsonBody, readBody } from "./http/body.ts";
 import { clientAddress } from "./http/client-address.ts";
@@ -23,6 +23,7 @@ import { readiness } from "./http/readiness.ts";
 import { requestIdOf } from "./http/request-id.ts";
 import { graphqlErrorReply, jsonReply, requireReadMethod, restErrorReply, send, sendJson, type Reply } from "./http/respond.ts";
 import { createSecurityHeaders } from "./http/security-headers.ts";
+import { IMMUTABLE, sendStatic } from "./http/static-file.ts";
 import type { Logger } from "./logger.ts";
 import { restMessage } from "./rest/field-names.ts";
 import { QueryParams } from "./rest/query-params.ts";
@@ -58,6 +59,21 @@ const compress = (req: IncomingMessage, res: ServerResponse, next: () => void) =
 /** Paths the server answers itself, read-only (the docs and the dashboard check their methods on their own). */
 const SERVICE_PATHS = new Set(["/healthz", "/readyz", "/metrics", "/docs/migration"]);
 
+const graphiqlDisabled = () => new AppError("NOT_FOUND", "GraphiQL is disabled on this server");
+/** GraphiQL loads its code and styles from this server only; its editor sets inline styles and runs workers. */
+const GRAPHIQL_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "worker-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
 /** One process serves GraphQL at /graphql, the REST routes, /healthz and the documentation pages. */
 export function createHttpServer(deps: HttpDeps): HttpServer {
   const { config, logger, services, schema, yoga, router, rateLimit, metrics } = deps;
@@ -89,8 +105,9 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
 
   async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<Reply> {
     if (req.method === "GET" && !url.searchParams.has("query") && req.headers.accept?.includes("text/html")) {
-      if (!config.graphiql) throw new AppError("NOT_FOUND", "GraphiQL is disabled on this server");
-      return { status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: await graphiqlPage() };
+      if (!config.graphiql) throw graphiqlDisabled();
+      const headers = { "content-type": "text/html; charset=utf-8", "content-security-policy": GRAPHIQL_POLICY };
+      return { status: 200, headers, body: (await graphiql()).page };
     }
     const principal = await admit(req, res);
     const context: Context = { principal, services, requestId };
@@ -162,6 +179,14 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     }
   }
 
+  async function serveGraphiQLAsset(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    requireReadMethod(req.method, path);
+    if (!config.graphiql) throw graphiqlDisabled();
+    const asset = (await graphiql()).assets.get(path.slice(GRAPHIQL_ASSETS.length));
+    if (!asset) throw new AppError("NOT_FOUND", `No file at ${path}`);
+    sendStatic(req, res, asset, { "cache-control": IMMUTABLE });
+  }
+
   function fail(res: ServerResponse, error: unknown, isGraphQL: boolean, requestId: string): void {
     if (res.destroyed) {
       // the client went away (mid-body, say): nobody to answer, and nothing wrong with the server
@@ -201,7 +226,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
         route = "preflight";
         return;
       }
-      route = path === "/dashboard" || path.startsWith("/dashboard/") ? "/dashboard" : path;
+      route = ["/dashboard", GRAPHIQL_ASSETS.slice(0, -1)].find((mount) => path === mount || path.startsWith(`${mount}/`)) ?? path;
       if (SERVICE_PATHS.has(path)) requireReadMethod(req.method, path);
       if (path === "/healthz") return sendJson(res, 200, { status: "ok" });
       if (path === "/readyz") {
@@ -210,6 +235,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
       }
       if (path === "/metrics") return send(res, await metrics.scrape(req));
       if (serveDashboard(req, res, path)) return;
+      if (path.startsWith(GRAPHIQL_ASSETS)) return await serveGraphiQLAsset(req, res, path);
       const docs = apiDocs(req, path);
       if (docs) return send(res, docs);
       if (path === "/docs/migration") {

@@ -1,21 +1,97 @@
+import { promisify } from "node:util";
+import { brotliCompress, constants as zlib, gzip } from "node:zlib";
+import { etagOf, type StaticFile } from "../http/static-file.ts";
 import { EXAMPLE_OPERATIONS } from "./examples.ts";
 
-let page: Promise<string> | undefined;
+/** Where GraphiQL's scripts, styles and icon are served from; the page at /graphql links them. */
+export const GRAPHIQL_ASSETS = "/graphiql/";
+
+export interface GraphiQL {
+  /** The page: a few hundred bytes of HTML naming its assets by content hash. */
+  page: string;
+  /** Each asset by its file name below GRAPHIQL_ASSETS (`graphiql-<hash>.js`, …). */
+  assets: Map<string, StaticFile>;
+}
+
+let loaded: Promise<GraphiQL> | undefined;
 
 /**
- * GraphiQL, pointed at /graphql, with example operations and a header template for the API key. The page inlines
- * GraphiQL's scripts and styles (about 9 MB), so it works offline; the package is loaded on the first request, not
- * at start-up, since parsing it takes a quarter of a second.
+ * GraphiQL, pointed at /graphql, with example operations and a header template for the API key, split into a small
+ * page and cacheable files: @graphql-yoga/render-graphiql would inline all of them (about 9 MB) into one page that
+ * no browser can cache. Everything is built on the first request, not at start-up (parsing the package takes a
+ * quarter of a second), and compressed once then, off the event loop (zlib's callbacks run on libuv's pool).
  */
-export function graphiqlPage(): Promise<string> {
-  page ??= import("@graphql-yoga/render-graphiql").then(({ renderGraphiQL }) =>
-    renderGraphiQL({
-      title: "Memory service",
-      endpoint: "/graphql",
-      defaultQuery: EXAMPLE_OPERATIONS,
-      headers: JSON.stringify({ Authorization: "Bearer <your API key>" }, null, 2),
-      shouldPersistHeaders: false,
-    }),
+export function graphiql(): Promise<GraphiQL> {
+  loaded ??= build();
+  return loaded;
+}
+
+async function build(): Promise<GraphiQL> {
+  const bundle = await import("@graphql-yoga/render-graphiql/graphiql");
+  const options = {
+    title: "Memory service",
+    endpoint: "/graphql",
+    defaultQuery: EXAMPLE_OPERATIONS,
+    headers: JSON.stringify({ Authorization: "Bearer <your API key>" }, null, 2),
+    shouldPersistHeaders: false,
+  };
+  const files = new Map<string, StaticFile>();
+  /** Adds a file under a name that carries its content hash, and answers that name. */
+  const add = async (stem: string, extension: string, type: string, content: string | Buffer): Promise<string> => {
+    const asset = await compressed(type, Buffer.from(content));
+    const name = `${stem}-${asset.etag.slice(1, 13)}.${extension}`;
+    files.set(name, asset);
+    return GRAPHIQL_ASSETS + name;
+  };
+  const script = "text/javascript; charset=utf-8";
+  const [css, icon, editorWorker, jsonWorker, graphqlWorker, app] = await Promise.all([
+    add("graphiql", "css", "text/css; charset=utf-8", bundle.css),
+    add("favicon", "ico", "image/x-icon", Buffer.from(bundle.favicon.replace(/^data:[^,]*;base64,/, ""), "base64")),
+    add("editor.worker", "js", script, bundle.editorWorkerService),
+    add("json.worker", "js", script, bundle.jsonWorker),
+    add("graphql.worker", "js", script, bundle.graphqlWorker),
+    add("graphiql", "js", script, bundle.js),
+  ]);
+  // what render-graphiql's page does inline; a file here, so that the page runs under `script-src 'self'`
+  const workers = { editorWorkerService: editorWorker, json: jsonWorker, graphql: graphqlWorker };
+  const start = await add(
+    "start",
+    "js",
+    script,
+    [
+      `const workers = ${JSON.stringify(workers)};`,
+      "self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => workers[label] };",
+      "addEventListener('DOMContentLoaded', () =>",
+      `  YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${JSON.stringify(options)}));`,
+    ].join("\n"),
   );
-  return page;
+  const page = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>${options.title}</title>
+    <link rel="icon" href="${icon}" />
+    <link rel="stylesheet" href="${css}" />
+  </head>
+  <body id="body" class="no-focus-outline">
+    <noscript>GraphiQL needs JavaScript.</noscript>
+    <div id="root"></div>
+    <script src="${start}"></script>
+    <script src="${app}"></script>
+  </body>
+</html>
+`;
+  return { page, assets: files };
+}
+
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+async function compressed(type: string, identity: Buffer): Promise<StaticFile> {
+  const [br, gz] = await Promise.all([
+    // quality 5: 4% larger than 9 at a quarter of its time (the 5 MB script: 0.17 s against 0.7 s, once)
+    brotli(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+    gzipped(identity),
+  ]);
+  return { type, etag: etagOf(identity), identity, br, gzip: gz };
 }

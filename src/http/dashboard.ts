@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { readFile, realpath, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, resolve, sep } from "node:path";
 import { AppError } from "../errors.ts";
 import { projectPath } from "../project-root.ts";
 import { sendError } from "./respond.ts";
+import { etagOf, IMMUTABLE, sendStatic } from "./static-file.ts";
 
 /** Where `npm run build:dashboard` (Vite, dashboard/vite.config.ts) writes the dashboard. */
 export const DASHBOARD_DIST = projectPath("dashboard", "dist");
@@ -51,7 +51,6 @@ const SECURITY_HEADERS: Record<string, string> = {
 };
 
 /** Vite names every built asset after its content (`assets/index-Baq81_1R.js`): those never change. */
-const IMMUTABLE = "public, max-age=31536000, immutable";
 const HASHED_ASSET = /^assets\/.+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
 
 export type DashboardHandler = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
@@ -107,21 +106,12 @@ async function serve(root: string, req: IncomingMessage, res: ServerResponse): P
   } catch {
     return fail(res, new AppError("NOT_FOUND", `No file at ${url.pathname}`)); // gone since: a rebuild under way
   }
-  const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
-  const headers: Record<string, string | number> = {
+  const type = CONTENT_TYPES[extname(file.path).toLowerCase()] ?? "application/octet-stream";
+  sendStatic(req, res, { type, etag: etagOf(body), identity: body }, {
     ...SECURITY_HEADERS,
-    "content-type": CONTENT_TYPES[extname(file.path).toLowerCase()] ?? "application/octet-stream",
     "cache-control": HASHED_ASSET.test(relative) ? IMMUTABLE : "no-cache",
-    etag,
     "last-modified": file.mtime.toUTCString(),
-  };
-  if (req.headers["if-none-match"]?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
-    res.writeHead(304, headers);
-    res.end();
-    return;
-  }
-  res.writeHead(200, { ...headers, "content-length": body.length });
-  res.end(method === "HEAD" ? undefined : body);
+  });
 }
 
 /**

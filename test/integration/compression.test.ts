@@ -39,16 +39,46 @@ describe.runIf(databaseUnderTest() === "pglite")("compressed answers", () => {
     expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
   });
 
-  it("compresses API answers and GraphiQL, and leaves small answers alone", async () => {
+  it("compresses API answers, and leaves small answers alone", async () => {
     const { server, user } = suite;
     const list = await get(`${server.url}/api/v1/memory?limit=30`, { authorization: `Bearer ${user.key}`, "accept-encoding": "gzip" });
     expect(list.headers["content-encoding"]).toBe("gzip");
     expect(JSON.parse(gunzipSync(list.body).toString()).memories).toHaveLength(30);
-    const graphiql = await get(`${server.url}/graphql`, { accept: "text/html", "accept-encoding": "br" });
-    expect(graphiql.headers["content-encoding"]).toBe("br");
-    expect(brotliDecompressSync(graphiql.body).toString()).toContain("<html");
     const health = await get(`${server.url}/healthz`, { "accept-encoding": "gzip" });
     expect(health.headers["content-encoding"]).toBeUndefined();
     expect(JSON.parse(health.body.toString())).toEqual({ status: "ok" });
+  });
+
+  it("serves GraphiQL's files compressed ahead of time, cacheable for good, and 304 once held", async () => {
+    const { server } = suite;
+    const page = await get(`${server.url}/graphql`, { accept: "text/html" });
+    expect(page.body.length).toBeLessThan(2000);
+    const files = [...page.body.toString().matchAll(/(?:src|href)="(\/graphiql\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(files.map((file) => file.replace(/-[\w-]{12}\./, "."))).toEqual(
+      expect.arrayContaining(["/graphiql/favicon.ico", "/graphiql/graphiql.css", "/graphiql/start.js", "/graphiql/graphiql.js"]),
+    );
+    for (const file of files) {
+      const plain = await get(`${server.url}${file}`, {});
+      expect(plain.status).toBe(200);
+      expect(plain.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+      expect(plain.headers["content-encoding"]).toBeUndefined();
+      const br = await get(`${server.url}${file}`, { "accept-encoding": "gzip;q=0.5, br" });
+      expect(br.headers["content-encoding"]).toBe("br");
+      expect(br.headers.vary).toMatch(/accept-encoding/i);
+      expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+      const gzip = await get(`${server.url}${file}`, { "accept-encoding": "gzip" });
+      expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
+      const held = await get(`${server.url}${file}`, { "if-none-match": String(plain.headers.etag) });
+      expect([held.status, held.body.length]).toEqual([304, 0]);
+    }
+    const script = files.find((file) => file.startsWith("/graphiql/graphiql-") && file.endsWith(".js"))!;
+    const br = await get(`${server.url}${script}`, { "accept-encoding": "br" });
+    expect(br.body.length).toBeLessThan(2_500_000); // about 5.3 MB as sent before
+    // the start script names the editor's workers, which are files too
+    const start = await get(`${server.url}${files.find((file) => file.startsWith("/graphiql/start-"))!}`, {});
+    const workers = [...start.body.toString().matchAll(/"(\/graphiql\/[^"]+\.worker-[^"]+)"/g)].map((m) => m[1]!);
+    expect(workers).toHaveLength(3);
+    for (const worker of workers) expect((await get(`${server.url}${worker}`, {})).status).toBe(200);
+    expect((await get(`${server.url}/graphiql/graphiql-000000000000.js`, {})).status).toBe(404);
   });
 });

@@ -82,9 +82,10 @@ describe.skipIf(databaseUnavailable())("GraphQL in production settings", () => {
     expect((await user.api.graphql(`{ me { id } }`)).status).toBe(200);
   });
 
-  it("does not serve GraphiQL when GRAPHIQL=false", async () => {
+  it("does not serve GraphiQL, nor its files, when GRAPHIQL=false", async () => {
     const res = await server.client().get("/graphql", { headers: { accept: "text/html" } });
     expect(res.status).toBe(404);
+    expect((await server.client().get("/graphiql/start-000000000000.js")).status).toBe(404);
   });
 });
 

@@ -117,7 +117,8 @@ export function servicePaths(config: Config): Record<string, PathItem> {
         summary: "GraphiQL, or a query by GET",
         description:
           "A browser (Accept: text/html, no query parameter) gets GraphiQL, the in-browser IDE, with example operations; " +
-          "it needs no key to load, and sends the one you put in its Headers tab. With ?query=, a query (not a mutation) runs " +
+          "it needs no key to load, and sends the one you put in its Headers tab. Its scripts and styles are files under " +
+          "/graphiql/, named by content and cacheable for good. With ?query=, a query (not a mutation) runs " +
           "as on POST and needs a key.",
         security: [{}, { bearerAuth: [] }, { apiKeyHeader: [] }],
         parameters: [
