@@ -31,7 +31,8 @@ await hash.embed(texts);
 rows.push(["hashed", "-", "memory texts, one call", rate(textCount, performance.now() - started), "-", "-"]);
 
 for (const threads of [...new Set([1, Math.min(2, availableParallelism())])]) {
-  const encoder = await SentenceEncoder.create({ threads });
+  const encoder = SentenceEncoder.create({ threads });
+  await encoder.ready();
   try {
     await encoder.embed(texts.slice(0, 32), "background"); // warm-up
     started = performance.now();

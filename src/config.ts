@@ -37,6 +37,7 @@ const schema = z.object({
   PORT: int(0, 65535).default(4000),
   HOST: z.string().min(1).default("0.0.0.0"),
   DATA_DIR: z.string().min(1).default("./.data"),
+  PGLITE_SHARED_BUFFERS_MB: int(1, 4096).default(32),
   DATABASE_URL: url(["postgresql", "postgres"]).optional(),
   DATABASE_POOL_SIZE: int(1, 200).default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -110,6 +111,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** The embedded PostgreSQL's page cache (shared_buffers), in MB. */
+  pgliteSharedBuffersMb: number;
   databaseUrl: string | undefined;
   databasePoolSize: number;
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
@@ -165,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     dataDir: e.DATA_DIR.startsWith("memory://") ? e.DATA_DIR : resolve(e.DATA_DIR),
+    pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     logLevel: e.LOG_LEVEL,

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   );
 
   let stopping = false;
-  const stop = (signal: string) => {
+  function stop(signal: string, exitCode = 0): void {
     if (stopping) {
       logger.warn({ signal }, "second signal: exiting without waiting");
       process.exit(1);
@@ -30,16 +30,23 @@ async function main(): Promise<void> {
     app.close().then(
       () => {
         logger.info("stopped");
-        process.exit(0);
+        process.exit(exitCode);
       },
       (error: unknown) => {
         logger.error({ err: error }, "shutdown failed");
         process.exit(1);
       },
     );
-  };
+  }
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+
+  // the sentence encoder loads its model while the service starts: a service that cannot embed cannot search
+  app.services.embedder.ready?.().catch((error: unknown) => {
+    if (stopping) return; // closed before its model had loaded
+    logger.fatal({ err: error }, "the embedder could not load; stopping");
+    stop("embedder failure", 1);
+  });
 }
 
 main().catch((error: unknown) => {

@@ -12,5 +12,5 @@ export async function openDatabase(config: Config, logger?: Logger): Promise<Dat
     return openPostgres(config.databaseUrl, config.databasePoolSize, logger);
   }
   const { openPGlite } = await import("./pglite.ts");
-  return openPGlite(config.dataDir, logger);
+  return openPGlite(config.dataDir, logger, { sharedBuffersMb: config.pgliteSharedBuffersMb });
 }

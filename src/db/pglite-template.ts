@@ -1,26 +1,43 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { projectPath } from "../project-root.ts";
 
 /**
  * A new embedded database made from a snapshot rather than from scratch. PGlite's initdb plus the migrations
  * take about 2.5 s on a small machine, the most of a first start (and of every test server, which starts on an
- * empty in-memory database); restoring a snapshot of a freshly migrated database takes about 0.5 s. `npm run
- * build` (run by `npm install`) writes the snapshot with the PGlite and migrations installed, so it never
- * comes from elsewhere; migrations added since are applied after the restore as on any database.
+ * empty in-memory database). `npm run build` (run by `npm install`) writes the snapshot with the PGlite and
+ * migrations installed, so it never comes from elsewhere; migrations added since are applied after it as on any
+ * database. It is kept twice: as a directory, copied into a new DATA_DIR before PGlite opens it (a file copy,
+ * where restoring an archive would unpack 40 MB inside PGlite's memory and keep the process larger long after),
+ * and as the archive PGlite restores into an in-memory database (`memory://`).
  */
+export const TEMPLATE_DIR = projectPath("dist", "pglite-template");
 export const TEMPLATE_FILE = projectPath("dist", "pglite-template.tar.gz");
 
-let cached: Blob | null | undefined;
+let archive: Blob | null | undefined;
 
-/** The snapshot to start a new database from, or undefined when there is none (or `dataDir` is not new). */
-export function templateFor(dataDir: string): Blob | undefined {
-  const isNew = dataDir.startsWith("memory://") || !existsSync(join(dataDir, "PG_VERSION"));
-  if (!isNew) return undefined;
-  cached ??= existsSync(TEMPLATE_FILE) ? new Blob([readFileSync(TEMPLATE_FILE)]) : null;
-  return cached ?? undefined;
+/** The snapshot for a new in-memory database, or undefined when none is built. */
+export function templateArchive(): Blob | undefined {
+  archive ??= existsSync(TEMPLATE_FILE) ? new Blob([readFileSync(TEMPLATE_FILE)]) : null;
+  return archive ?? undefined;
 }
 
-export function writeTemplate(snapshot: Uint8Array): void {
+/**
+ * Copies the snapshot into `dataDir` when that holds no database yet (and a snapshot is built); answers whether
+ * it did. The copies are owner-only under the umask openDataDir set, like every file of the data directory.
+ */
+export function seedDataDir(dataDir: string): boolean {
+  if (existsSync(join(dataDir, "PG_VERSION")) || !existsSync(join(TEMPLATE_DIR, "PG_VERSION"))) return false;
+  cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
+  return true;
+}
+
+/** Where the build makes the snapshot: an empty directory. */
+export function emptyTemplateDir(): string {
+  rmSync(TEMPLATE_DIR, { recursive: true, force: true });
+  return TEMPLATE_DIR;
+}
+
+export function writeTemplateArchive(snapshot: Uint8Array): void {
   writeFileSync(TEMPLATE_FILE, snapshot);
 }

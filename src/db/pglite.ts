@@ -8,7 +8,7 @@ import { openDataDir } from "./data-dir.ts";
 import type { Database, Sql } from "./database.ts";
 import { migrate } from "./migrate.ts";
 import { OwnerOnlyNodeFS } from "./owner-only-node-fs.ts";
-import { templateFor, writeTemplate } from "./pglite-template.ts";
+import { emptyTemplateDir, seedDataDir, templateArchive, writeTemplateArchive } from "./pglite-template.ts";
 
 type Queryable = Pick<PGlite, "query" | "exec">;
 
@@ -48,17 +48,34 @@ function sqlOf(client: Queryable & Partial<Pick<PGlite, "transaction">>): Sql {
   };
 }
 
+export interface PGliteOptions {
+  /** shared_buffers, in MB. */
+  sharedBuffersMb?: number;
+}
+
+/**
+ * What the embedded PostgreSQL runs with, beyond PGlite's own start parameters. initdb's defaults are a server's:
+ * 128 MB of shared_buffers, which the process holds as soon as they are touched (PGlite reads pages through the
+ * OS's file cache, so a smaller pool costs a copy, not a disk read), and up to 1 GB of WAL before a checkpoint
+ * (half the data directory at 100 000 memories). A 64 MB WAL ceiling checkpoints every few thousand writes.
+ */
+function startParams({ sharedBuffersMb = 32 }: PGliteOptions): string[] {
+  const settings = { shared_buffers: `${sharedBuffersMb}MB`, max_wal_size: "64MB", min_wal_size: "32MB" };
+  return [...PGlite.defaultStartParams, ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+}
+
 /** Opens (creating and migrating if needed) the embedded database; `memory://` keeps it in memory. */
-export async function openPGlite(dataDir: string, logger?: Logger): Promise<Database> {
+export async function openPGlite(dataDir: string, logger?: Logger, options: PGliteOptions = {}): Promise<Database> {
   const inMemory = dataDir.startsWith("memory://");
   const lock = inMemory ? undefined : openDataDir(dataDir, logger);
   try {
-    const template = templateFor(dataDir);
+    const template = inMemory ? templateArchive() : (seedDataDir(dataDir), undefined);
     const pglite = await PGlite.create({
       dataDir: inMemory ? "memory://" : dataDir,
       ...(inMemory ? {} : { fs: new OwnerOnlyNodeFS(dataDir) }),
       ...(template ? { loadDataDir: template } : {}),
       extensions: { vector },
+      startParams: startParams(options),
       ...byteaCodec,
     });
     const sql = sqlOf(pglite);
@@ -83,13 +100,17 @@ export async function openPGlite(dataDir: string, logger?: Logger): Promise<Data
   }
 }
 
-/** Writes the snapshot new databases start from (pglite-template.ts): an empty database, migrated. */
+/**
+ * Makes the snapshot new databases start from (pglite-template.ts): an empty database, migrated, as a directory
+ * and as an archive.
+ */
 export async function buildTemplate(): Promise<void> {
-  const pglite = await PGlite.create({ dataDir: "memory://", extensions: { vector } });
+  const dataDir = emptyTemplateDir();
+  const pglite = await PGlite.create({ dataDir, fs: new OwnerOnlyNodeFS(dataDir), extensions: { vector } });
   try {
     await migrate(sqlOf(pglite));
     const snapshot = await pglite.dumpDataDir("gzip");
-    writeTemplate(new Uint8Array(await snapshot.arrayBuffer()));
+    writeTemplateArchive(new Uint8Array(await snapshot.arrayBuffer()));
   } finally {
     await pglite.close();
   }

@@ -17,6 +17,8 @@ export interface Embedder {
   readonly deferWrites: boolean;
   /** One L2-normalised vector per text, in order. Implementations batch as their backend allows. */
   embed(texts: readonly string[], priority?: EmbedPriority): Promise<Float32Array[]>;
+  /** For an embedder that loads after the service starts: resolves once it can embed, rejects if it never will. */
+  ready?(): Promise<void>;
   /** Releases threads or connections the embedder holds. */
   close?(): Promise<void>;
 }

@@ -11,6 +11,8 @@ const MAX_CHARS = 2_000;
 // (bench:embedder) and bounds how long a query waits for a busy thread (about 8 × 10 ms)
 const BATCH_SIZE = { interactive: 16, background: 8 };
 const CACHE_ENTRIES = 4_096;
+/** The model's output size, known before it loads: the service starts while the threads load it. */
+const DIMENSIONS = 512;
 
 export interface SentenceEncoderOptions {
   /** Worker threads running the model. */
@@ -27,24 +29,35 @@ export interface SentenceEncoderOptions {
 export class SentenceEncoder implements Embedder {
   readonly id: string;
   readonly deferWrites = true;
+  readonly dimensions = DIMENSIONS;
   private readonly cache = new Map<string, Float32Array>();
+  private readonly loaded: Promise<void>;
 
-  private constructor(
-    private readonly pool: EncoderPool,
-    readonly dimensions: number,
-  ) {
-    this.id = `${MODEL}:${dimensions}`;
+  private constructor(private readonly pool: EncoderPool) {
+    this.id = `${MODEL}:${DIMENSIONS}`;
+    this.loaded = pool.dimensions.then(
+      (dimensions) => {
+        if (dimensions !== DIMENSIONS) throw new Error(`the model gives ${dimensions} dimensions, not ${DIMENSIONS}`);
+      },
+      (error: unknown) => {
+        throw new Error("the sentence encoder could not load its model", { cause: error });
+      },
+    );
+    // a model that cannot load would otherwise have its threads replaced, and fail to load, for ever
+    this.loaded.catch(() => pool.close());
   }
 
-  /** Starts the threads and waits for the first to load the model (about half a second). */
-  static async create(options: SentenceEncoderOptions): Promise<SentenceEncoder> {
-    const pool = new EncoderPool({ threads: options.threads, batchSize: BATCH_SIZE });
-    try {
-      return new SentenceEncoder(pool, await pool.dimensions);
-    } catch (error) {
-      await pool.close();
-      throw new Error("the sentence encoder could not load its model", { cause: error });
-    }
+  /**
+   * Starts the threads, which load the model (about half a second) while the service starts; what is asked of
+   * the encoder meanwhile waits for them.
+   */
+  static create(options: SentenceEncoderOptions): SentenceEncoder {
+    return new SentenceEncoder(new EncoderPool({ threads: options.threads, batchSize: BATCH_SIZE }));
+  }
+
+  /** Resolves once a thread has loaded the model; rejects when none could. */
+  ready(): Promise<void> {
+    return this.loaded;
   }
 
   async embed(texts: readonly string[], priority: EmbedPriority = "interactive"): Promise<Float32Array[]> {

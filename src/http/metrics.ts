@@ -129,6 +129,7 @@ export class Metrics implements Instrumentation {
       dimensions: embedder.dimensions,
       deferWrites: embedder.deferWrites,
       embed: (texts, priority) => time(this.embedSeconds, labels, () => embedder.embed(texts, priority)),
+      ...(embedder.ready ? { ready: () => embedder.ready!() } : {}),
       close: () => embedder.close?.() ?? Promise.resolve(),
     };
   }

@@ -11,20 +11,21 @@ interface Check {
 class Timeout extends Error {}
 
 /**
- * /readyz: 200 when the database answers a trivial query and the vector index is reachable, else 503 naming the
- * failed check. Each check has `timeoutMs`, so a dependency that hangs fails the probe instead of hanging it. The
+ * /readyz: 200 when the database answers a trivial query, the vector index is reachable and the embedder has
+ * loaded its model (the sentence encoder loads while the service starts), else 503 naming the failed check. Each check has `timeoutMs`, so a dependency that hangs fails the probe instead of hanging it. The
  * answer is public, so it says only which check failed; the cause goes to the log.
  */
 export async function readiness(services: Services, timeoutMs: number, logger: Logger): Promise<Reply> {
-  const index = services.index;
-  const [database, vectorIndex] = await Promise.all([
+  const { index, embedder } = services;
+  const [database, vectorIndex, model] = await Promise.all([
     check("database", () => services.db.sql.query("SELECT 1"), timeoutMs, logger),
     check("vectorIndex", () => index.ping(), timeoutMs, logger),
+    embedder.ready ? check("embedder", () => embedder.ready!(), timeoutMs, logger) : undefined,
   ]);
-  const ready = database.ok && vectorIndex.ok;
+  const ready = database.ok && vectorIndex.ok && (model?.ok ?? true);
   return jsonReply(ready ? 200 : 503, {
     status: ready ? "ready" : "unavailable",
-    checks: { database, vectorIndex: { ...vectorIndex, kind: index.kind } },
+    checks: { database, vectorIndex: { ...vectorIndex, kind: index.kind }, ...(model ? { embedder: model } : {}) },
   });
 }
 

@@ -1,6 +1,8 @@
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
+import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
+import type { Embedder } from "../../src/embeddings/embedder.ts";
 import type { VectorIndex } from "../../src/vectors/vector-index.ts";
 import { FakeQdrant } from "../support/fake-qdrant.ts";
 import { HttpClient } from "../support/http.ts";
@@ -118,6 +120,27 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
         expect(hung.body.checks.vectorIndex.ms).toBeGreaterThanOrEqual(299);
       } finally {
         await flaky.close();
+      }
+    });
+
+    it("answers 503 naming the embedder while it loads its model, and 200 once it has", async () => {
+      let loaded!: () => void;
+      const loading = new Promise<void>((resolve) => (loaded = resolve));
+      const hashed = new BuiltinEmbedder();
+      const embedder: Embedder = { id: hashed.id, dimensions: hashed.dimensions, deferWrites: false, embed: (texts) => hashed.embed(texts), ready: () => loading };
+      const starting = await startTestServer({ READINESS_TIMEOUT_MS: "300" }, { embedder });
+      try {
+        const client = starting.client();
+        expect((await client.get("/healthz")).status).toBe(200);
+        const waiting = await client.get("/readyz");
+        expect(waiting.status).toBe(503);
+        expect(waiting.body.checks.embedder).toMatchObject({ ok: false, error: "no answer within 300 ms" });
+        loaded();
+        const ready = await client.get("/readyz");
+        expect(ready.status).toBe(200);
+        expect(ready.body.checks.embedder).toEqual({ ok: true, ms: expect.any(Number) });
+      } finally {
+        await starting.close();
       }
     });
 

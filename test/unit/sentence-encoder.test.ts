@@ -6,7 +6,8 @@ const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum
 describe("the sentence encoder (worker threads)", () => {
   let encoder: SentenceEncoder;
   beforeAll(async () => {
-    encoder = await SentenceEncoder.create({ threads: 2 });
+    encoder = SentenceEncoder.create({ threads: 2 });
+    await encoder.ready();
   });
   afterAll(() => encoder?.close());
 
@@ -44,8 +45,23 @@ describe("the sentence encoder (worker threads)", () => {
   });
 
   it("refuses work once closed", async () => {
-    const other = await SentenceEncoder.create({ threads: 1 });
+    const other = SentenceEncoder.create({ threads: 1 });
+    await other.ready();
     await other.close();
     await expect(other.embed(["anything at all"])).rejects.toThrow(/closed/);
+  });
+
+  it("starts at once: what is asked before the model has loaded is answered once it has", async () => {
+    const starting = SentenceEncoder.create({ threads: 1 });
+    try {
+      expect(starting.dimensions).toBe(512);
+      const [early] = await starting.embed(["asked while the model loads"]);
+      const [later] = await encoder.embed(["asked while the model loads"]);
+      expect(early).toHaveLength(512);
+      expect(cosine(early!, later!)).toBeGreaterThan(0.999);
+      await starting.ready();
+    } finally {
+      await starting.close();
+    }
   });
 });

@@ -174,7 +174,9 @@ export function servicePaths(config: Config): Record<string, PathItem> {
         operationId: "readyz",
         tags: ["Service"],
         summary: "Readiness",
-        description: `Whether the database answers and the vector index is reachable, each within ${config.readinessTimeoutMs} ms (READINESS_TIMEOUT_MS).`,
+        description:
+          `Whether the database answers, the vector index is reachable and the embedder has loaded its model (the sentence ` +
+          `encoder loads in the first second or so after start), each within ${config.readinessTimeoutMs} ms (READINESS_TIMEOUT_MS).`,
         security: [],
         responses: {
           "200": {
@@ -191,6 +193,7 @@ export function servicePaths(config: Config): Record<string, PathItem> {
                   properties: {
                     database: check,
                     vectorIndex: { ...check, properties: { ...check.properties, kind: { type: "string" } } },
+                    embedder: { ...check, description: "Only for an embedder that loads after start (EMBEDDER=use)." },
                   },
                 },
               },
