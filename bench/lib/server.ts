@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { npmRun, startServerProcess } from "../../scripts/lib/server-process.ts";
+import { npmRun, startServerProcess, type ServerEntry } from "../../scripts/lib/server-process.ts";
 
 export interface BenchServer {
   url: string;
@@ -22,6 +22,8 @@ export interface BenchServerOptions {
    * process, or in a second server); the caller removes it with `removeDataDir`.
    */
   keepData?: boolean;
+  /** The TypeScript sources through tsx (the default), or the build `npm start` runs. */
+  entry?: ServerEntry;
 }
 
 /** A fresh temporary directory for a bench's database. */
@@ -44,7 +46,7 @@ export async function startBenchServer(env: Record<string, string> = {}, options
   try {
     const created = await npmRun("keys", ["create", "--user", `bench-${Date.now()}@example.com`, "--name", "bench", "--json"], settings);
     if (created.code !== 0) throw new Error(`could not create a key: ${created.stderr}`);
-    const server = await startServerProcess(settings);
+    const server = await startServerProcess(settings, options.entry);
     return {
       url: server.url,
       key: (JSON.parse(created.stdout) as { key: string }).key,

@@ -23,12 +23,19 @@ interface Piece {
 interface Thread {
   worker: Worker;
   ready: Promise<number>;
+  /** True once the thread has loaded the model: only then does it get batches. */
+  loaded: boolean;
   /** The pieces of the batch it is embedding, in order; empty when idle. */
   batch: Piece[];
+  /** Set while it is idle and not the last thread: stops it when it fires. */
+  retiring?: NodeJS.Timeout;
 }
 
 export interface EncoderPoolOptions {
+  /** The most threads; the pool starts with one and adds the others while work waits for a thread. */
   threads: number;
+  /** How long a thread beyond the first may sit idle before it stops, giving back its memory. */
+  idleMs: number;
   /** The most texts a thread embeds at once, for each priority; a batch gathers pieces of several callers. */
   batchSize: Record<EmbedPriority, number>;
 }
@@ -40,6 +47,10 @@ const WORKER_URL = new URL("./encoder-worker.mjs", import.meta.url);
  * ("interactive") go before background work, and the texts waiting when a thread frees up are embedded together
  * (in a batch of 8 or more a text costs about 10 ms, alone about 14): batching across requests. Background
  * batches are kept small, as a query that finds every thread busy waits for one of them to finish.
+ *
+ * Each thread holds its own copy of the model and the memory inference grew to (about 150 MB), so the pool is
+ * elastic: one thread from the start, more while work waits for a thread (a bulk import, a reindex), each
+ * stopping again after `idleMs` without work.
  *
  * Written here rather than taken from a pool library because the two priorities and the gathering of several
  * callers' texts into one batch are the point, and a generic pool hands out one task at a time.
@@ -53,8 +64,14 @@ export class EncoderPool {
   readonly dimensions: Promise<number>;
 
   constructor(private readonly options: EncoderPoolOptions) {
-    for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn());
-    this.dimensions = Promise.any(this.threads.map((thread) => thread.ready));
+    const first = this.spawn();
+    this.threads.push(first);
+    this.dimensions = first.ready;
+  }
+
+  /** Threads running now (loaded or loading). */
+  get size(): number {
+    return this.threads.length;
   }
 
   embed(texts: readonly string[], priority: EmbedPriority): Promise<Float32Array[]> {
@@ -75,16 +92,19 @@ export class EncoderPool {
     this.closed = true;
     const error = new Error("the sentence encoder was closed");
     for (const queue of Object.values(this.waiting)) queue.splice(0).forEach((piece) => piece.reject(error));
-    await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
+    const threads = this.threads.splice(0);
+    threads.forEach((thread) => clearTimeout(thread.retiring));
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
   }
 
   private spawn(): Thread {
     const worker = new Worker(WORKER_URL);
     worker.unref(); // a forgotten close() must not keep the process alive
-    const thread: Thread = { worker, batch: [], ready: Promise.resolve(0) };
+    const thread: Thread = { worker, batch: [], loaded: false, ready: Promise.resolve(0) };
     thread.ready = new Promise<number>((resolve, reject) => {
       worker.on("message", (message: EncoderMessage) => {
         if (message.kind === "ready") {
+          thread.loaded = true;
           resolve(message.dimensions);
           this.dispatch();
         } else this.finish(thread, message);
@@ -109,18 +129,39 @@ export class EncoderPool {
     if (index >= 0) this.threads[index] = this.spawn();
   }
 
-  /** Gives every idle, loaded thread a batch: interactive pieces first, then background ones. */
+  /**
+   * Gives every idle, loaded thread a batch: interactive pieces first, then background ones. Work still waiting
+   * then starts one more thread (one at a time: loading takes half a second, and the work may be gone by then);
+   * threads left idle start their countdown to stopping.
+   */
   private dispatch(): void {
+    if (this.closed) return;
     for (const thread of this.threads) {
-      if (thread.batch.length > 0) continue;
+      if (!thread.loaded || thread.batch.length > 0) continue;
       const batch = this.takeBatch();
-      if (batch.length === 0) return;
+      if (batch.length === 0) break;
+      clearTimeout(thread.retiring);
+      thread.retiring = undefined;
       thread.batch = batch;
-      void thread.ready.then(
-        () => thread.worker.postMessage({ id: ++this.nextId, texts: batch.flatMap((piece) => piece.texts) } satisfies EncodeRequest),
-        () => {},
-      );
+      thread.worker.postMessage({ id: ++this.nextId, texts: batch.flatMap((piece) => piece.texts) } satisfies EncodeRequest);
     }
+    const waiting = this.waiting.interactive.length + this.waiting.background.length > 0;
+    if (waiting && this.threads.length < this.options.threads && this.threads.every((thread) => thread.loaded)) {
+      this.threads.push(this.spawn());
+    }
+    for (const thread of this.threads.slice(1)) {
+      if (thread.loaded && thread.batch.length === 0 && !thread.retiring) {
+        thread.retiring = setTimeout(() => this.retire(thread), this.options.idleMs);
+        thread.retiring.unref();
+      }
+    }
+  }
+
+  private retire(thread: Thread): void {
+    const index = this.threads.indexOf(thread);
+    if (index <= 0 || thread.batch.length > 0) return; // the first thread stays; a busy one is not idle
+    this.threads.splice(index, 1);
+    void thread.worker.terminate();
   }
 
   private takeBatch(): Piece[] {

@@ -11,6 +11,8 @@ const MAX_CHARS = 2_000;
 // (bench:embedder) and bounds how long a query waits for a busy thread (about 8 × 10 ms)
 const BATCH_SIZE = { interactive: 16, background: 8 };
 const CACHE_ENTRIES = 4_096;
+/** How long an encoder thread beyond the first stays without work before it stops (see EncoderPool). */
+const IDLE_MS = 10_000;
 /** The model's output size, known before it loads: the service starts while the threads load it. */
 const DIMENSIONS = 512;
 
@@ -52,7 +54,7 @@ export class SentenceEncoder implements Embedder {
    * the encoder meanwhile waits for them.
    */
   static create(options: SentenceEncoderOptions): SentenceEncoder {
-    return new SentenceEncoder(new EncoderPool({ threads: options.threads, batchSize: BATCH_SIZE }));
+    return new SentenceEncoder(new EncoderPool({ threads: options.threads, idleMs: IDLE_MS, batchSize: BATCH_SIZE }));
   }
 
   /** Resolves once a thread has loaded the model; rejects when none could. */

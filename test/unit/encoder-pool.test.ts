@@ -1,0 +1,23 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { EncoderPool } from "../../src/embeddings/encoder-pool.ts";
+
+describe("the encoder pool", () => {
+  const pool = new EncoderPool({ threads: 2, idleMs: 300, batchSize: { interactive: 16, background: 8 } });
+  afterAll(() => pool.close());
+
+  it("starts with one thread, adds the second while work waits, and stops it again once idle", async () => {
+    expect(pool.size).toBe(1);
+    await pool.dimensions;
+    const texts = Array.from({ length: 400 }, (_, i) => `a memory to embed in the background, number ${i}`);
+    let peak = 1;
+    const watch = setInterval(() => (peak = Math.max(peak, pool.size)), 20);
+    const vectors = await pool.embed(texts, "background");
+    clearInterval(watch);
+    expect(vectors).toHaveLength(400);
+    expect(peak).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(pool.size).toBe(1);
+    // and what comes next is still embedded, by the thread that stayed
+    expect(await pool.embed(["one more"], "interactive")).toHaveLength(1);
+  });
+});
