@@ -100,7 +100,7 @@ const STATS = `n AS MATERIALIZED (SELECT count(*)::float8 AS n FROM memories WHE
                        WHERE t.user_id = $1::uuid GROUP BY t.term)`;
 
 /**
- * BM25 of the user's live memories (of one thread, when given) for weighted terms: Σ weight·idf(t)·tf·(k1 + 1)/
+ * BM25 of the user's memories (the live ones of one thread, when given; see below for archived ones) for weighted terms: Σ weight·idf(t)·tf·(k1 + 1)/
  * (tf + k1), with N and df (counted over all of the user's memories) from `stats`.
  */
 async function bm25(db: Database, userId: string, weights: Scores, stats: CorpusStats, threadId?: string): Promise<Scores> {
@@ -108,20 +108,20 @@ async function bm25(db: Database, userId: string, weights: Scores, stats: Corpus
   const terms = [...weights.keys()].filter((term) => (stats.df.get(term) ?? 0) > 0);
   if (terms.length === 0) return new Map();
   const params: unknown[] = [userId, terms, terms.map((term) => weights.get(term)! * idf(stats, term)), K1, SCORED];
-  const thread = threadId === undefined ? "" : `AND m.thread_id = $${params.push(threadId)}::uuid`;
-  // over all memories, the best twice SCORED are looked up (archived ones are few) rather than every memory
-  // that holds a term; within a thread every match must be, as most of the best lie in other threads
-  const shortlist = threadId === undefined ? "ORDER BY score DESC LIMIT 2 * $5" : "";
-  const rows = await db.sql.query<{ id: string; score: number }>(
-    `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight)),
+  const scored = `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight)),
           scored AS (
             SELECT t.memory_id, sum(q.weight * t.tf * ($4::float8 + 1) / (t.tf + $4::float8)) AS score
               FROM memory_terms t JOIN q USING (term)
              WHERE t.user_id = $1::uuid
-             GROUP BY t.memory_id ${shortlist})
-     SELECT s.memory_id AS id, s.score FROM scored s JOIN memories m ON m.id = s.memory_id
-      WHERE NOT m.is_archived ${thread}
-      ORDER BY s.score DESC LIMIT $5`,
+             GROUP BY t.memory_id)`;
+  // over all memories, archived ones (few) are left to the caller, which reads the memories it keeps and drops
+  // them then: looking each scored memory up here cost a third of a recall; within a thread every match must be
+  // looked up, as most of the best lie in other threads
+  const rows = await db.sql.query<{ id: string; score: number }>(
+    threadId === undefined
+      ? `${scored} SELECT memory_id AS id, score FROM scored ORDER BY score DESC LIMIT $5`
+      : `${scored} SELECT s.memory_id AS id, s.score FROM scored s JOIN memories m ON m.id = s.memory_id
+          WHERE NOT m.is_archived AND m.thread_id = $${params.push(threadId)}::uuid ORDER BY s.score DESC LIMIT $5`,
     params,
   );
   return new Map(rows.map((row) => [row.id, Number(row.score)]));
@@ -132,7 +132,8 @@ async function feedbackTerms(db: Database, stats: TermStats, userId: string, ids
   // by memory alone (the ids are the user's, from bm25): with the user in the condition the planner may walk the
   // user's every posting along the primary key instead of these few memories' terms
   const rows = await db.sql.query<{ term: string; tf: number }>(
-    `SELECT term, sum(tf)::int AS tf FROM memory_terms WHERE memory_id = ANY($1::uuid[]) AND NOT term = ANY($2::text[]) GROUP BY term`,
+    `SELECT term, sum(tf)::int AS tf FROM memory_terms t JOIN memories m ON m.id = t.memory_id
+      WHERE t.memory_id = ANY($1::uuid[]) AND NOT m.is_archived AND NOT term = ANY($2::text[]) GROUP BY term`,
     [ids, known],
   );
   const corpus = await stats.of(userId, rows.map((row) => row.term));
@@ -152,7 +153,7 @@ async function withThreadContext(db: Database, scores: Scores): Promise<Scores> 
        CROSS JOIN LATERAL (SELECT n.id FROM memories n
                             WHERE n.thread_id = m.thread_id AND n.id > m.id AND NOT n.is_archived
                             ORDER BY n.id LIMIT 1) nxt
-      WHERE m.id = ANY($1::uuid[]) AND m.thread_id IS NOT NULL`,
+      WHERE m.id = ANY($1::uuid[]) AND m.thread_id IS NOT NULL AND NOT m.is_archived`,
     [from],
   );
   const result = new Map(scores);
