@@ -21,7 +21,7 @@ const rounds = positiveInt("rounds", values.rounds);
 const MODEL_RATIO = 1.5;
 const BARE_RATIO = 3;
 
-const BUILT = join(root, "dist", "server", "main.js");
+const BUILT = join(root, "dist", "server", "main.mjs");
 if (!existsSync(BUILT)) throw new Error(`${BUILT} (what npm start runs) is missing: run npm run build first`);
 const BARE_SERVER =
   "require('node:http').createServer((q, s) => s.end('{\"status\":\"ok\"}')).listen(+process.env.PORT, process.env.HOST)";

@@ -7,10 +7,10 @@ import { fileURLToPath } from "node:url";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-const baseEnv = () => {
-  // the child reads its configuration from the environment: start from a clean one
+/** This process' environment without the service's settings: a child started with it reads only those it is given. */
+export const baseEnv = (): NodeJS.ProcessEnv => {
   const env = { ...process.env };
-  for (const name of ["DATABASE_URL", "DATA_DIR", "PORT", "HOST", "QDRANT_URL", "OPENAI_API_KEY", "REDIS_URL"]) delete env[name];
+  for (const name of ["DATABASE_URL", "DATA_DIR", "PORT", "HOST", "QDRANT_URL", "OPENAI_API_KEY", "REDIS_URL", "MEMORY_API_KEY"]) delete env[name];
   return env;
 };
 
@@ -53,7 +53,7 @@ export type ServerEntry = "source" | "built";
 
 const ENTRY_ARGS: Record<ServerEntry, string[]> = {
   source: ["--import", "tsx", "src/main.ts"],
-  built: ["dist/server/main.js"],
+  built: ["dist/server/main.mjs"],
 };
 
 /** The server in a child process on a free port; resolves once /healthz answers. */
