@@ -37,5 +37,5 @@ await build({
   banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
 });
 // the sentence encoder's threads run this file, found next to the module that starts them (encoder-pool.ts)
-copyFileSync("dist/server/embeddings/encoder-worker.mjs", "dist/server/encoder-worker.mjs");
+copyFileSync("src/embeddings/encoder-worker.mjs", "dist/server/encoder-worker.mjs");
 console.log(`wrote dist/server/main.mjs in ${Math.round(performance.now() - started)} ms`);
