@@ -10,6 +10,7 @@ import { openEmbedder } from "./embeddings/open.ts";
 import { getSchema } from "./graphql/schema.ts";
 import { createGraphQL } from "./graphql/yoga.ts";
 import type { Logger } from "./logger.ts";
+import { localMcpUrl } from "./mcp/endpoint.ts";
 import { createRouter } from "./rest/routes/index.ts";
 import { createHttpServer, type HttpServer } from "./server.ts";
 import { Metrics } from "./http/metrics.ts";
@@ -64,7 +65,14 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
   if (db.kind === "pglite" && !config.dataDir.startsWith("memory://")) {
     control = await startControlServer(
       config.dataDir,
-      { keys: keyAdmin(services), reindex: (onProgress) => services.indexer.rebuild(onProgress) },
+      {
+        keys: keyAdmin(services),
+        reindex: (onProgress) => services.indexer.rebuild(onProgress),
+        mcpUrl: () => {
+          const address = http.server.address();
+          return address && typeof address === "object" ? localMcpUrl(address) : undefined;
+        },
+      },
       logger,
     );
   }

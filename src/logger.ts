@@ -2,8 +2,9 @@ import { pino, type Logger } from "pino";
 
 export type { Logger };
 
-export function createLogger(level: string): Logger {
-  return pino({
+/** JSON lines on stdout, or on stderr (`fd` 2) where stdout carries something else: the MCP stdio server's messages. */
+export function createLogger(level: string, fd: 1 | 2 = 1): Logger {
+  const options = {
     level,
     base: { service: "memory-service" },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -12,5 +13,6 @@ export function createLogger(level: string): Logger {
       paths: ["authorization", "*.authorization", "*.headers.authorization", "*['x-service-api-key']", "key", "*.key"],
       censor: "[redacted]",
     },
-  });
+  };
+  return pino(options, pino.destination(fd));
 }

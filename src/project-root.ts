@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -18,3 +18,6 @@ export const PROJECT_ROOT = findProjectRoot();
 
 /** A path under the project's root. */
 export const projectPath = (...parts: string[]): string => join(PROJECT_ROOT, ...parts);
+
+/** The service's version, as its package.json gives it: in the API reference and the MCP server's handshake. */
+export const SERVICE_VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) as { version: string }).version;

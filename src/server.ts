@@ -25,6 +25,7 @@ import { graphqlErrorReply, jsonReply, requireReadMethod, restErrorReply, send, 
 import { createSecurityHeaders } from "./http/security-headers.ts";
 import { IMMUTABLE, sendStatic } from "./http/static-file.ts";
 import type { Logger } from "./logger.ts";
+import { createMcpEndpoint } from "./mcp/endpoint.ts";
 import { restMessage } from "./rest/field-names.ts";
 import { QueryParams } from "./rest/query-params.ts";
 import type { Deprecation, Router } from "./rest/router.ts";
@@ -79,6 +80,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
   const { config, logger, services, schema, yoga, router, rateLimit, metrics } = deps;
   const cors = createCors(config.corsOrigins);
   const apiDocs = createApiDocs(router, config);
+  const mcp = createMcpEndpoint(deps);
   const securityHeaders = createSecurityHeaders(config.hstsMaxAgeSeconds);
   let inFlight = 0;
   let draining = false;
@@ -241,6 +243,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
       if (path === "/docs/migration") {
         return send(res, { status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: MIGRATION_GUIDE });
       }
+      if (path === "/mcp") return send(res, await mcp(req, () => admit(req, res), requestId));
       isGraphQL = path === "/graphql";
       const onRoute = (pattern: string) => (route = pattern);
       send(res, isGraphQL ? await graphql(req, res, url, requestId) : await rest(req, res, url, requestId, onRoute));

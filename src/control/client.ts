@@ -49,6 +49,11 @@ export function remoteKeyAdmin(dataDir: string): KeyAdmin {
   };
 }
 
+/** The URL of /mcp on the server that holds the embedded database in `dataDir`. */
+export async function remoteMcpUrl(dataDir: string): Promise<string> {
+  return (await call<{ url: string }>(controlSocketPath(dataDir), "/mcp/url", {})).url;
+}
+
 /** Rebuilds the vector index inside the server that holds the embedded database in `dataDir`. */
 export function remoteReindex(dataDir: string, onProgress: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
   return new Promise((resolve, reject) => {

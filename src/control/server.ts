@@ -1,6 +1,6 @@
 import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { asAppError } from "../errors.ts";
+import { AppError, asAppError } from "../errors.ts";
 import type { RebuildProgress } from "../domain/indexer.ts";
 import type { KeyAdmin } from "../domain/key-admin.ts";
 import { parseJsonBody, readBody } from "../http/body.ts";
@@ -14,6 +14,8 @@ const MAX_CONTROL_BODY = 64 * 1024;
 export interface ControlCommands {
   keys: KeyAdmin;
   reindex(onProgress: (progress: RebuildProgress) => void): Promise<RebuildProgress>;
+  /** Where a client on this machine reaches the server's /mcp; undefined until the server listens. */
+  mcpUrl(): string | undefined;
 }
 
 export interface ControlServer {
@@ -23,7 +25,8 @@ export interface ControlServer {
 
 /**
  * The operator's channel into a server that holds the embedded database: PGlite admits one process, so the
- * `keys` CLI sends its commands here while the server runs. A Unix socket readable only by this user.
+ * `keys` CLI sends its commands here while the server runs (and `mcp` asks where to send MCP messages). A Unix
+ * socket readable only by this user.
  */
 export async function startControlServer(dataDir: string, commands: ControlCommands, logger: Logger): Promise<ControlServer> {
   const path = controlSocketPath(dataDir);
@@ -34,7 +37,7 @@ export async function startControlServer(dataDir: string, commands: ControlComma
   }
   const server: Server = createServer((req, res) => {
     if (req.url === "/reindex") return void streamReindex(res, commands, logger);
-    handle(req, commands.keys).then(
+    handle(req, commands).then(
       (body) => sendJson(res, 200, body),
       (error: unknown) => {
         const appError = asAppError(error);
@@ -70,9 +73,14 @@ async function streamReindex(res: ServerResponse, commands: ControlCommands, log
   }
 }
 
-async function handle(req: IncomingMessage, admin: KeyAdmin): Promise<unknown> {
+async function handle(req: IncomingMessage, { keys: admin, mcpUrl }: ControlCommands): Promise<unknown> {
   const body = parseJsonBody(req, await readBody(req, MAX_CONTROL_BODY)) as Record<string, string>;
   switch (req.url) {
+    case "/mcp/url": {
+      const url = mcpUrl();
+      if (!url) throw new AppError("SERVICE_UNAVAILABLE", "The server is starting: it does not listen yet");
+      return { url };
+    }
     case "/keys/create":
       return admin.create(body.user ?? "", body.name ?? "");
     case "/keys/list":

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 const ALLOW_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
-const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-Id, X-Service-Api-Key";
+// Mcp-Protocol-Version: what MCP clients send on /mcp once they have agreed on a version
+const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, Mcp-Protocol-Version, X-Request-Id, X-Service-Api-Key";
 /** The response headers a frontend needs to read: browsers hide all but a handful unless told. */
 const EXPOSE_HEADERS = [
   "X-Request-Id",
@@ -25,7 +26,7 @@ const MAX_AGE_SECONDS = "7200";
 type Cors = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /**
- * One policy for every route and /graphql. Preflights are answered here, 204, before authentication and rate
+ * One policy for every route, /graphql and /mcp. Preflights are answered here, 204, before authentication and rate
  * limiting: browsers send them without the key. A disallowed Origin gets no CORS headers, so the browser keeps
  * the answer from the page; the request itself is served as a non-browser client's would be. With an empty list
  * no response carries CORS headers, and browsers allow only same-origin pages.

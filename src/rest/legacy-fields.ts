@@ -1,6 +1,6 @@
 import { invalid } from "../errors.ts";
 import { isPlainObject } from "../domain/json.ts";
-import type { QueryParams } from "./query-params.ts";
+import type { QueryInputs } from "./query-params.ts";
 
 /**
  * The fields the legacy API had and the current one dropped (spec, "Renamed or removed fields of the legacy
@@ -18,7 +18,7 @@ export class LegacyNotes {
   private readonly renames: string[] = [];
 
   /** The scope parameters present in the query string (which `query.only` must have allowed). */
-  scopeParams(query: QueryParams): this {
+  scopeParams(query: QueryInputs): this {
     return this.scope(SCOPE_FIELDS.filter((name) => query.string(name) !== undefined));
   }
 

@@ -1,13 +1,25 @@
 import { invalid } from "../errors.ts";
 
 /**
+ * The named inputs a route reads beside its path and its body: a URL's query string (QueryParams), or an MCP
+ * tool's JSON arguments (src/mcp/tool-arguments.ts). What they give goes on to the route's GraphQL operation.
+ */
+export interface QueryInputs {
+  /** Fails on any input outside `known`; call once per handler, with every name it reads. */
+  only(known: readonly string[]): this;
+  string(name: string): unknown;
+  int(name: string): unknown;
+  bool(name: string): unknown;
+  list(name: string): unknown;
+}
+
+/**
  * A REST query string, read strictly: a parameter the route does not know, or one given twice, is an error
  * rather than something silently ignored.
  */
-export class QueryParams {
+export class QueryParams implements QueryInputs {
   constructor(private readonly params: URLSearchParams) {}
 
-  /** Fails on any parameter outside `known`; call once per handler, with every name it reads. */
   only(known: readonly string[]): this {
     for (const name of new Set(this.params.keys())) {
       if (!known.includes(name)) throw invalid(name, `is not a query parameter of this route (known: ${known.join(", ") || "none"})`);

@@ -1,12 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import type { GraphQLSchema } from "graphql";
 import type { Context } from "../graphql/context.ts";
-import type { QueryParams } from "./query-params.ts";
+import type { QueryInputs } from "./query-params.ts";
 
 export interface RestRequest {
   req: IncomingMessage;
   params: Record<string, string>;
-  query: QueryParams;
+  query: QueryInputs;
   context: Context;
   schema: GraphQLSchema;
   /** The parsed JSON body (read on first call). */
@@ -66,6 +66,11 @@ export class Router {
       deprecated: route.options.deprecation !== undefined,
       deprecation: route.options.deprecation,
     }));
+  }
+
+  /** The handler added for `method` on `pattern` itself (e.g. `PATCH`, `/api/v1/memories/:id`), for MCP tools. */
+  handler(method: string, pattern: string): RestHandler | undefined {
+    return this.routes.find((route) => route.method === method && patternOf(route) === pattern)?.handler;
   }
 
   match(method: string, path: string): RouteMatch {

@@ -2,7 +2,7 @@ import { notFound } from "../../errors.ts";
 import { LegacyNotes, SCOPE_FIELDS, withoutLegacyFields } from "../legacy-fields.ts";
 import { Operation } from "../operation.ts";
 import { MEMORY_FRAGMENT, memoryInputOf, restMemory, type MemoryView } from "../memory-wire.ts";
-import type { QueryParams } from "../query-params.ts";
+import type { QueryInputs } from "../query-params.ts";
 import type { RestHandler, Router } from "../router.ts";
 
 const getMemory = new Operation<{ memory: MemoryView | null }>(/* GraphQL */ `
@@ -33,7 +33,7 @@ const deleteMemory = new Operation<{ deleteMemory: boolean }>(/* GraphQL */ `
 `);
 
 // legacy clients reach these routes too, with the scope they used to send (see legacy-fields.ts)
-const legacyQuery = (query: QueryParams) => new LegacyNotes().scopeParams(query.only(SCOPE_FIELDS));
+const legacyQuery = (query: QueryInputs) => new LegacyNotes().scopeParams(query.only(SCOPE_FIELDS));
 
 /** GET /api/v1/memories/{id} */
 export const get: RestHandler = async ({ params, query, schema, context }) => {

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
+import type { McpTool } from "../../../mcp/tools.ts";
 import type { Method, OpenApiDocument, Operation } from "../../openapi/types.ts";
 import { anchor, escapeHtml, prose } from "./html.ts";
+import { mcpSection } from "./mcp-view.ts";
 import { Components, operationView } from "./operation-view.ts";
 import { notes, schemaView, typeLabel } from "./schema-view.ts";
 
@@ -99,8 +101,11 @@ function commonSections(document: OpenApiDocument): string {
   ].join("\n");
 }
 
-/** The API reference at /docs: the OpenAPI document as one readable page, grouped by tag, with no script. */
-export function referencePage(document: OpenApiDocument): string {
+/**
+ * The API reference at /docs: the OpenAPI document as one readable page, grouped by tag, then the MCP tools, with
+ * no script.
+ */
+export function referencePage(document: OpenApiDocument, tools: readonly McpTool[]): string {
   const components = new Components(document);
   const byTag = entriesByTag(document);
   const descriptions = new Map(document.tags.map((tag) => [tag.name, tag.description]));
@@ -126,7 +131,8 @@ export function referencePage(document: OpenApiDocument): string {
       ...entries.map(({ method, path, operation }) => operationView(method, path, operation, components)),
     );
   }
-  toc.push(`<h2><a href="#schemas">Schemas</a></h2>`);
+  const mcp = mcpSection(tools, components.schema);
+  toc.push(mcp.toc, `<h2><a href="#schemas">Schemas</a></h2>`);
   const schemas = Object.entries(document.components.schemas).map(
     ([name, schema]) =>
       `<section class="schema" id="${anchor("schema", name)}"><h3>${escapeHtml(name)}</h3>${schemaView(schema, components.schema)}</section>`,
@@ -149,6 +155,7 @@ export function referencePage(document: OpenApiDocument): string {
 <main>
 ${commonSections(document)}
 ${sections.join("\n")}
+${mcp.body}
 <h2 id="schemas">Schemas</h2>
 ${schemas.join("\n")}
 </main>

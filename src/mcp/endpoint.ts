@@ -1,0 +1,73 @@
+import type { IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { GraphQLSchema } from "graphql";
+import type { Principal } from "../auth/principal.ts";
+import type { Config } from "../config.ts";
+import type { Services } from "../domain/services.ts";
+import { AppError } from "../errors.ts";
+import { bodyText, readBody } from "../http/body.ts";
+import type { Reply } from "../http/respond.ts";
+import type { Logger } from "../logger.ts";
+import type { Router } from "../rest/router.ts";
+import { createMcpServer } from "./server.ts";
+import { mcpTools, runTool } from "./tools.ts";
+
+export interface McpEndpointDeps {
+  config: Config;
+  logger: Logger;
+  services: Services;
+  schema: GraphQLSchema;
+  router: Router;
+}
+
+/** What /mcp answers a request with, once `admit` has let its caller in (or thrown why not). */
+export type McpEndpoint = (req: IncomingMessage, admit: () => Promise<Principal>, requestId: string) => Promise<Reply>;
+
+// the headers the transport reads; the API key stays out of the request the SDK keeps
+const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version"];
+
+/**
+ * /mcp: MCP's Streamable HTTP transport, stateless as the SDK recommends for a service that scales out: every
+ * POST carries its own key and gets a server of its own for that key's user, answered with plain JSON (a tool
+ * call is one request, one answer). Without sessions there is no stream to open with GET, nor one to end with
+ * DELETE: both are 405, as in the SDK's stateless example.
+ */
+export function createMcpEndpoint({ config, logger, services, schema, router }: McpEndpointDeps): McpEndpoint {
+  const tools = mcpTools(router, config.limits);
+  return async (req, admit, requestId) => {
+    if (req.method !== "POST") {
+      throw new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on /mcp: send MCP messages with POST`, {
+        headers: { allow: "POST" },
+      });
+    }
+    const principal = await admit();
+    // read here, as for every route: the body limit holds, and bytes that are not UTF-8 are refused, not replaced
+    const body = bodyText(await readBody(req, config.limits.maxBodyBytes));
+    const context = { principal, services, requestId };
+    const server = createMcpServer({
+      tools,
+      call: (tool, args) => runTool(tool, args, { req, context, schema }),
+      failed: (error) => logger.error({ err: error, requestId }, "MCP request failed"),
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      const headers = new Headers();
+      for (const name of TRANSPORT_HEADERS) {
+        const value = req.headers[name];
+        if (typeof value === "string") headers.set(name, value);
+      }
+      const response = await transport.handleRequest(new Request("http://localhost/mcp", { method: "POST", headers, body }));
+      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    } finally {
+      await server.close();
+    }
+  };
+}
+
+/** Where a client on this machine reaches /mcp of a server listening at `address` (any address: loopback). */
+export function localMcpUrl({ address, family, port }: AddressInfo): string {
+  const host = address === "0.0.0.0" ? "127.0.0.1" : address === "::" ? "::1" : address;
+  return `http://${family === "IPv6" ? `[${host}]` : host}:${port}/mcp`;
+}

@@ -1,0 +1,108 @@
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { asAppError, type AppError } from "../errors.ts";
+import { restErrorReply } from "../http/respond.ts";
+import { SERVICE_VERSION } from "../project-root.ts";
+import { restMessage } from "../rest/field-names.ts";
+import type { McpTool } from "./tools.ts";
+
+/** What the server tells an agent at the handshake, and the `memory_guide` prompt: when to call what. */
+const MEMORY_GUIDE = [
+  "You have a long-term memory of the user, kept between conversations, through these tools.",
+  "",
+  "- Call `recall` with the topic at the start of a task, when the user refers to something from before, and before " +
+    'answering a question about them ("what do I like?"). Use `search_memories` to look for something specific, by ' +
+    "type, tags or dates.",
+  "- Call `remember` when you learn something worth knowing next time: a preference (type preference), a fact about " +
+    "their life or work (observation), a plan or task (task), or anything they ask you to remember. One self-contained " +
+    "statement a memory. Recall first rather than store the same thing twice, and do not store what matters only in " +
+    "this conversation.",
+  "- When a memory turns out wrong, correct it with `update_memory`; when the user asks you to forget something, " +
+    "`forget` it.",
+  "- Keep the memories of one project or conversation together in a thread: `create_thread`, then `remember` with its " +
+    "thread_id; `recall` with a thread_id stays within it.",
+].join("\n");
+
+/** The JSON-RPC code MCP gives a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+
+// The SDK gives each server a JSON Schema validator for elicitation, which this one never asks for; one shared
+// keeps a server per request cheap (building an Ajv instance costs about what the rest of an MCP request does).
+const validator = new AjvJsonSchemaValidator();
+
+export interface CallerTools {
+  tools: readonly McpTool[];
+  /** Runs a tool for the caller the server is made for; rejects with the service's error. */
+  call(tool: McpTool, args: Readonly<Record<string, unknown>>): Promise<unknown>;
+  /** Hears of unexpected failures, which the caller sees only as INTERNAL. */
+  failed(error: unknown): void;
+}
+
+/** The service's error as REST answers it, `{"error": {"code", "message"}}`, with fields named the REST way. */
+const errorText = (error: AppError): string => restErrorReply(error, restMessage(error)).body;
+
+/** An MCP server for one caller: the tools, the `memory://{id}` resources and the guide prompt. */
+export function createMcpServer({ tools, call, failed }: CallerTools): McpServer {
+  const mcp = new McpServer(
+    { name: "memory-service", title: "Memory service", version: SERVICE_VERSION },
+    { capabilities: { tools: {} }, instructions: MEMORY_GUIDE, jsonSchemaValidator: validator },
+  );
+  const byName = new Map(tools.map((tool) => [tool.name as string, tool]));
+  const refusal = (error: unknown): AppError => {
+    const appError = asAppError(error);
+    if (appError.code === "INTERNAL") failed(error);
+    return appError;
+  };
+
+  // The protocol's own handlers rather than registerTool, which wants zod schemas and checks arguments with them:
+  // a second set of rules with messages of their own. These schemas are the REST reference's, and the service
+  // checks the arguments as it checks a REST request.
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map(({ name, title, description, inputSchema, annotations }) => ({
+      name,
+      title,
+      description,
+      inputSchema,
+      annotations,
+    })),
+  }));
+  mcp.server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
+    const tool = byName.get(params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `There is no tool ${params.name}`);
+    try {
+      return { content: [{ type: "text", text: JSON.stringify(await call(tool, params.arguments ?? {})) }] };
+    } catch (error) {
+      return { isError: true, content: [{ type: "text", text: errorText(refusal(error)) }] };
+    }
+  });
+
+  const getMemory = byName.get("get_memory")!;
+  mcp.registerResource(
+    "memory",
+    new ResourceTemplate("memory://{id}", { list: undefined }),
+    { title: "A memory", description: "One of your memories by its id, as get_memory gives it.", mimeType: "application/json" },
+    async (uri, { id }) => {
+      try {
+        const memory = await call(getMemory, { id: String(id) });
+        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(memory) }] };
+      } catch (error) {
+        const appError = refusal(error);
+        throw new McpError(appError.code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, errorText(appError));
+      }
+    },
+  );
+
+  mcp.registerPrompt(
+    "memory_guide",
+    { title: "Using memory", description: "When to remember, when to recall, and how to keep memories right." },
+    () => ({ messages: [{ role: "user", content: { type: "text", text: MEMORY_GUIDE } }] }),
+  );
+  return mcp;
+}

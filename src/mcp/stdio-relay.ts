@@ -1,0 +1,62 @@
+import { once } from "node:events";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { isJSONRPCRequest, type JSONRPCErrorResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../logger.ts";
+
+/** JSON-RPC's range for errors an implementation defines: here, a refusal of the HTTP request that carried a call. */
+const REQUEST_REFUSED = -32000;
+
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+const isJsonRpc = (value: unknown): value is JSONRPCMessage | JSONRPCMessage[] =>
+  Array.isArray(value) || (typeof value === "object" && value !== null && "jsonrpc" in value);
+
+/** A refused HTTP request as an MCP error, naming the service's code: `UNAUTHORIZED: Invalid or revoked API key`. */
+function refusal(status: number, body: unknown): JSONRPCErrorResponse["error"] {
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  const message = typeof error?.code === "string" ? `${error.code}: ${String(error.message)}` : `HTTP ${status}`;
+  return { code: REQUEST_REFUSED, message, data: { status } };
+}
+
+/**
+ * MCP on stdin and stdout, served by the /mcp endpoint at `url`: every message read is POSTed there with the
+ * key, and the answer written out. A desktop client's calls so meet every rule of the HTTP endpoint (the key
+ * checked on each call, its rate limit), on the database of the server that holds it. Resolves when stdin ends.
+ */
+export async function relayStdio(url: string, key: string, logger: Logger): Promise<void> {
+  const stdio = new StdioServerTransport();
+  const forward = async (message: JSONRPCMessage): Promise<void> => {
+    let error: JSONRPCErrorResponse["error"];
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(message),
+      });
+      const text = await response.text();
+      const reply = parsed(text);
+      // the endpoint answers MCP messages with MCP messages (also its own errors); anything else is a refusal
+      if (isJsonRpc(reply)) {
+        for (const answer of [reply].flat()) await stdio.send(answer);
+        return;
+      }
+      if (response.ok && text === "") return; // a notification, accepted
+      error = refusal(response.status, reply);
+    } catch (cause) {
+      error = { code: REQUEST_REFUSED, message: `The memory service did not answer: ${(cause as Error).message}` };
+    }
+    if (isJSONRPCRequest(message)) await stdio.send({ jsonrpc: "2.0", id: message.id, error });
+    else logger.warn({ error: error.message }, "an MCP message that wants no answer was refused");
+  };
+  stdio.onmessage = (message) => void forward(message);
+  stdio.onerror = (error) => logger.warn({ err: error.message }, "unreadable MCP message on stdin");
+  await stdio.start();
+  await once(process.stdin, "end");
+  await stdio.close();
+}

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { npmRun } from "../../scripts/lib/server-process.ts";
+import { callTool, stdioConnection } from "../support/mcp.ts";
+import { describeMcpTools } from "../support/mcp-suite.ts";
+import { databaseUnavailable, databaseUnderTest, startTestServer, suiteDatabase, type TestServer } from "../support/server.ts";
+
+// what a `npm run mcp` that opens the database itself needs to behave as the test server does
+const CLI_SETTINGS = { EMBEDDER: "hash", LOG_LEVEL: "warn", RATE_LIMIT_MAX: "1000000", AUTH_FAILURE_LIMIT_MAX: "1000000" };
+
+// On the embedded database `npm run mcp` relays to the running server (found through its control socket); on
+// PostgreSQL it starts the service itself, on the same database as the test server.
+describe.skipIf(databaseUnavailable())("MCP over stdio: npm run mcp", () => {
+  const database = suiteDatabase();
+  const stdio = stdioConnection(() => ({ ...database.env, ...CLI_SETTINGS }));
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(database.env);
+  });
+  afterAll(() => server?.close());
+
+  describeMcpTools({
+    get server() {
+      if (!server) throw new Error("the test server is not started yet");
+      return server;
+    },
+    connect: stdio.connect,
+  });
+
+  it("takes the key from MEMORY_API_KEY as well", async () => {
+    const user = await server!.newUser();
+    const client = await stdio.connectWithEnvKey(user.key);
+    try {
+      const { body } = await callTool(client, "remember", { content: "Prefers window seats" });
+      expect((await user.api.get(`/api/v1/memories/${body.id}`)).body.content).toBe("Prefers window seats");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("without a key, explains its usage on stderr (exit 2) and writes nothing on stdout", async () => {
+    const result = await npmRun("mcp", [], database.env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("MEMORY_API_KEY");
+    expect(result.stdout).toBe("");
+  });
+
+  it("wrote nothing but MCP messages on stdout in all of the above", () => {
+    expect(stdio.unreadable, stdio.stderr.join("")).toEqual([]);
+  });
+});
+
+describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp on the embedded database with no server running", () => {
+  const dir = mkdtempSync(join(tmpdir(), "memory-test-"));
+  const stdio = stdioConnection(() => ({ DATA_DIR: dir, ...CLI_SETTINGS }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("holds the database itself, and the keys CLI reaches it meanwhile", async () => {
+    const created = await npmRun("keys", ["create", "--user", "solo@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
+    expect(created.code, created.stderr).toBe(0);
+    const client = await stdio.connect(JSON.parse(created.stdout).key);
+    try {
+      const { body: memory } = await callTool(client, "remember", { content: "Runs on Tuesdays", type: "observation" });
+      expect((await callTool(client, "recall", { query: "Tuesdays" })).body.results[0].id).toBe(memory.id);
+      const listed = await npmRun("keys", ["list", "--user", "solo@example.com", "--json"], { DATA_DIR: dir });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+    expect(stdio.unreadable, stdio.stderr.join("")).toEqual([]);
+  });
+});
