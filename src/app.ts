@@ -48,6 +48,8 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
       throw error;
     });
   services.indexer.start();
+  services.relay.start();
+  services.deliveries.start();
   metrics.watchIndexBacklog(() => services.indexer.waitingCount());
   const rateLimit = await RateLimit.create(config, logger, () => metrics.rateLimited());
   const http = createHttpServer({
@@ -99,6 +101,9 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
       clearInterval(purge);
       await rateLimit.close();
       await services.indexer.stop();
+      await services.relay.stop();
+      await services.deliveries.stop();
+      await services.events.close();
       await services.index.close();
       await services.embedder.close?.();
       await maintenance?.stop();

@@ -76,6 +76,12 @@ const schema = z.object({
   GRAPHQL_INTROSPECTION: bool.default(true),
   SHUTDOWN_TIMEOUT_MS: int(0).default(10_000),
 
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  WEBHOOK_MAX_ATTEMPTS: int(1, 100).default(7),
+  WEBHOOK_RETRY_BASE_MS: int(1).default(30_000),
+  WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  WEBHOOK_DISABLE_AFTER_SECONDS: int(1).default(5 * 24 * 3600),
+
   READINESS_TIMEOUT_MS: int(1, 60_000).default(2_000),
   METRICS_TOKEN: z.string().min(1).optional(),
   CORS_ORIGINS: origins.optional(),
@@ -107,6 +113,20 @@ export interface HttpLimits {
   maxConnections: number;
 }
 
+/** How webhook deliveries are made and retried. */
+export interface WebhookSettings {
+  /** Endpoints over http, and on loopback, private, link-local or metadata addresses (for tests and development). */
+  allowPrivate: boolean;
+  /** Attempts of one delivery before it is given up. */
+  maxAttempts: number;
+  /** The wait before the second attempt; each later wait is four times the one before. */
+  retryBaseMs: number;
+  /** One attempt, from connecting to the response's headers. */
+  timeoutMs: number;
+  /** An endpoint that has failed every attempt for this long is disabled. */
+  disableAfterMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -127,6 +147,8 @@ export interface Config {
   embeddingThreads: number;
   openai: { apiKey: string; baseUrl: string | undefined; model: string; dimensions: number | undefined } | undefined;
   rateLimit: { max: number; windowSeconds: number; redisUrl: string | undefined };
+  /** Shared by the instances of one deployment: rate-limit counts and live events. */
+  redisUrl: string | undefined;
   /** Failed authentications (a key presented and refused) allowed per client address and window. */
   authFailureLimit: { max: number; windowSeconds: number };
   /** How many proxies in front of the service append to X-Forwarded-For (0: the socket's address is the client). */
@@ -137,6 +159,7 @@ export interface Config {
   graphiql: boolean;
   introspection: boolean;
   shutdownTimeoutMs: number;
+  webhooks: WebhookSettings;
   /** How long each /readyz check may take before it counts as failed. */
   readinessTimeoutMs: number;
   /** When set, /metrics wants it as a Bearer token; when not, /metrics is open to whoever reaches the port. */
@@ -187,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           }
         : undefined,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, redisUrl: e.REDIS_URL },
+    redisUrl: e.REDIS_URL,
     authFailureLimit: { max: e.AUTH_FAILURE_LIMIT_MAX, windowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS },
     trustProxyHops: e.TRUST_PROXY_HOPS,
     legacySunsetEnforce: e.LEGACY_SUNSET_ENFORCE,
@@ -206,6 +230,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphiql: e.GRAPHIQL,
     introspection: e.GRAPHQL_INTROSPECTION,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    webhooks: {
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
+    },
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS ?? [],

@@ -6,7 +6,7 @@ import { presentedKey } from "./auth/credentials.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { Config } from "./config.ts";
 import type { Services } from "./domain/services.ts";
-import { AppError, asAppError, unauthorized } from "./errors.ts";
+import { AppError, asAppError, invalid, unauthorized } from "./errors.ts";
 import type { Context } from "./graphql/context.ts";
 import { GRAPHIQL_ASSETS, graphiql } from "./graphql/graphiql.ts";
 import type { Yoga } from "./graphql/yoga.ts";
@@ -15,6 +15,7 @@ import { clientAddress } from "./http/client-address.ts";
 import { createCors } from "./http/cors.ts";
 import { createApiDocs } from "./http/api-docs.ts";
 import { serveDashboard } from "./http/dashboard.ts";
+import { EventStreams, isEventStream, wantsEventStream } from "./http/event-stream.ts";
 import { idempotent } from "./http/idempotent.ts";
 import type { Metrics } from "./http/metrics.ts";
 import { MIGRATION_GUIDE } from "./http/pages/migration.ts";
@@ -49,6 +50,12 @@ export interface HttpServer {
 
 const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 
+const bufferedReply = async (response: Response): Promise<Reply> => ({
+  status: response.status,
+  headers: Object.fromEntries(response.headers),
+  body: await response.text(),
+});
+
 /**
  * Text answers of 1 KB or more, gzip- or brotli-compressed as the client's Accept-Encoding allows (the
  * `compression` middleware: it only wraps res.write/end, so it needs nothing of Express but the signature).
@@ -82,6 +89,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
   const apiDocs = createApiDocs(router, config);
   const mcp = createMcpEndpoint(deps);
   const securityHeaders = createSecurityHeaders(config.hstsMaxAgeSeconds);
+  const eventStreams = new EventStreams();
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
@@ -105,7 +113,8 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     return principal;
   }
 
-  async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<Reply> {
+  /** Undefined when the answer was streamed (Server-Sent Events) rather than returned. */
+  async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<Reply | undefined> {
     if (req.method === "GET" && !url.searchParams.has("query") && req.headers.accept?.includes("text/html")) {
       if (!config.graphiql) throw graphiqlDisabled();
       const headers = { "content-type": "text/html; charset=utf-8", "content-security-policy": GRAPHIQL_POLICY };
@@ -117,15 +126,22 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     const body = req.method === "POST" ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
     // decoded here, strictly (Yoga would decode bytes that are not UTF-8 leniently), and handed over as text
     const text = bodyText(body);
-    return idempotent(services.idempotency, req, principal, body, async () => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const init: RequestInit = { method: req.method, headers, ...(req.method === "POST" ? { body: text } : {}) };
+    if (wantsEventStream(req.headers.accept)) {
+      // a subscription's answer lasts as long as the client listens: it cannot be stored for a replay
+      if (req.headers["idempotency-key"] !== undefined) {
+        throw invalid("Idempotency-Key", "cannot be used with Accept: text/event-stream");
       }
-      const init: RequestInit = { method: req.method, headers, ...(req.method === "POST" ? { body: text } : {}) };
       const response = await yoga.fetch(url, init, context);
-      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
-    });
+      if (!isEventStream(response)) return bufferedReply(response);
+      await eventStreams.send(res, response);
+      return undefined;
+    }
+    return idempotent(services.idempotency, req, principal, body, async () => bufferedReply(await yoga.fetch(url, init, context)));
   }
 
   /** `onRoute` hears the pattern of the route the path matched, to count the request under. */
@@ -246,7 +262,8 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
       if (path === "/mcp") return send(res, await mcp(req, () => admit(req, res), requestId));
       isGraphQL = path === "/graphql";
       const onRoute = (pattern: string) => (route = pattern);
-      send(res, isGraphQL ? await graphql(req, res, url, requestId) : await rest(req, res, url, requestId, onRoute));
+      const reply = isGraphQL ? await graphql(req, res, url, requestId) : await rest(req, res, url, requestId, onRoute);
+      if (reply) send(res, reply);
     } catch (error) {
       fail(res, error, isGraphQL, requestId);
     }
@@ -275,6 +292,7 @@ export function createHttpServer(deps: HttpDeps): HttpServer {
     server,
     async drain(timeoutMs) {
       draining = true;
+      eventStreams.endAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) {

@@ -6,6 +6,7 @@ import type { Memory, Prisma } from "../generated/prisma/client.ts";
 import { Coalescer } from "./coalesce.ts";
 import { GroupInsert } from "./group-insert.ts";
 import { isUuid, newId } from "./ids.ts";
+import type { EventRelay } from "../events/event-relay.ts";
 import type { Indexer } from "./indexer.ts";
 import type { ListTotals } from "./list-totals.ts";
 import { LEXICAL_VERSION, replaceTerms } from "./lexical.ts";
@@ -108,6 +109,7 @@ export class MemoryService {
     private readonly limits: Limits,
     private readonly totals: ListTotals,
     private readonly indexer: Indexer,
+    private readonly relay: EventRelay,
   ) {
     this.inserts = new GroupInsert(db, db.singleWriter ? 1 : POSTGRES_INSERTS_IN_FLIGHT);
   }
@@ -161,6 +163,7 @@ export class MemoryService {
     // the one row insertMemories leaves out is a row whose thread is not (or no longer) the user's
     if (!inserted) throw unknownThread();
     this.totals.changed(principal.userId);
+    this.relay.wake();
     await this.indexer.indexInserted([inserted]);
     return inserted.memory;
   }
@@ -190,7 +193,10 @@ export class MemoryService {
       row: { ...values, id: newId(), userId: principal.userId, ...this.indexer.embeddingColumns(vectors?.[k]) },
     }));
     const stored = await insertMemories(this.db, rows.map(({ row }) => row));
-    if (stored.length) this.totals.changed(principal.userId);
+    if (stored.length) {
+      this.totals.changed(principal.userId);
+      this.relay.wake();
+    }
     await this.indexer.indexInserted(stored);
     const byId = new Map(stored.map(({ memory }) => [memory.id, memory]));
     for (const { index, row } of rows) {
@@ -240,6 +246,7 @@ export class MemoryService {
       if (reindex) await sql.query("INSERT INTO index_tasks (memory_id, user_id) VALUES ($1, $2)", [id, principal.userId]);
     });
     this.totals.changed(principal.userId);
+    this.relay.wake();
     if (reindex) await this.indexer.flush([id]);
     // deleted since the update committed: answered as if the delete had come first
     const memory = await this.db.prisma.memory.findUnique({ ...selecting(query), where: { id } });
@@ -255,6 +262,7 @@ export class MemoryService {
       INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM gone`;
     if (count === 0) throw notFound("Memory");
     this.totals.changed(principal.userId);
+    this.relay.wake();
     await this.indexer.flush([id]);
   }
 }

@@ -1,6 +1,9 @@
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
+import { ChangeFeed } from "../events/change-feed.ts";
+import { EventRelay } from "../events/event-relay.ts";
+import { DeliveryWorker } from "../webhooks/delivery-worker.ts";
 import { openEmbedder } from "../embeddings/open.ts";
 import type { Logger } from "../logger.ts";
 import { openVectorIndex } from "../vectors/open.ts";
@@ -15,6 +18,7 @@ import { RecallService } from "./recall.ts";
 import { SearchService } from "./search.ts";
 import { ThreadService } from "./threads.ts";
 import { UserService } from "./users.ts";
+import { WebhookService } from "./webhooks.ts";
 
 /** The business rules, free of any transport; GraphQL resolvers (and through them REST) call these. */
 export interface Services {
@@ -31,6 +35,13 @@ export interface Services {
   indexer: Indexer;
   /** The user's memory count and terms' document frequencies, kept between writes (recall's BM25). */
   termStats: TermStats;
+  /** Committed changes, live, per user (GraphQL subscriptions). */
+  events: ChangeFeed;
+  /** Moves events from the outbox to the feed and the webhook queue; started by the server, not by the CLI. */
+  relay: EventRelay;
+  webhooks: WebhookService;
+  /** Sends webhook deliveries; started by the server. */
+  deliveries: DeliveryWorker;
 }
 
 /** Seams for tests: a failing or counting embedder, or a wrapper around the configured index. */
@@ -60,11 +71,21 @@ export async function openServices(
   const index = instrumentation ? instrumentation.index(wrapped) : wrapped;
   await index.ensure(embedder.id, embedder.dimensions);
   logger.info({ embedder: embedder.id, vectorIndex: index.kind }, "search ready");
-  return createServices(db, config, embedder, index, logger);
+  const events = await ChangeFeed.open(config.redisUrl, logger);
+  return createServices(db, config, embedder, index, events, logger);
 }
 
-export function createServices(db: Database, config: Config, embedder: Embedder, index: VectorIndex, logger: Logger): Services {
+export function createServices(
+  db: Database,
+  config: Config,
+  embedder: Embedder,
+  index: VectorIndex,
+  events: ChangeFeed,
+  logger: Logger,
+): Services {
   const totals = new ListTotals(db.singleWriter);
+  const deliveries = new DeliveryWorker(db, config.webhooks, logger);
+  const relay = new EventRelay(db, events, logger, () => deliveries.wake());
   const indexer = new Indexer(db, embedder, index, logger);
   const search = new SearchService(db, embedder, index, config.limits);
   const termStats = new TermStats(db, totals);
@@ -76,10 +97,14 @@ export function createServices(db: Database, config: Config, embedder: Embedder,
     users: new UserService(db),
     idempotency: new IdempotencyService(db),
     apiKeys: new ApiKeyService(db),
-    memories: new MemoryService(db, config.limits, totals, indexer),
-    threads: new ThreadService(db, config.limits, totals, indexer),
+    memories: new MemoryService(db, config.limits, totals, indexer, relay),
+    threads: new ThreadService(db, config.limits, totals, indexer, relay),
     search,
     recall: new RecallService(db, search, termStats),
     termStats,
+    events,
+    relay,
+    webhooks: new WebhookService(db, config.webhooks),
+    deliveries,
   };
 }

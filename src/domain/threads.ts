@@ -4,6 +4,7 @@ import type { Database } from "../db/database.ts";
 import { invalid, notFound } from "../errors.ts";
 import type { Prisma, Thread, ThreadStatus } from "../generated/prisma/client.ts";
 import { isUuid, newId } from "./ids.ts";
+import type { EventRelay } from "../events/event-relay.ts";
 import type { Indexer } from "./indexer.ts";
 import { unstorableText, type JsonObject } from "./json.ts";
 import type { ListTotals } from "./list-totals.ts";
@@ -46,11 +47,12 @@ export class ThreadService {
     private readonly limits: Limits,
     private readonly totals: ListTotals,
     private readonly indexer: Indexer,
+    private readonly relay: EventRelay,
   ) {}
 
-  create(principal: Principal, input: ThreadInput, query: ThreadQuery = {}): Promise<Thread> {
+  async create(principal: Principal, input: ThreadInput, query: ThreadQuery = {}): Promise<Thread> {
     if (input.title == null) throw invalid("title", "is required");
-    return this.db.prisma.thread.create({
+    const thread = await this.db.prisma.thread.create({
       ...query,
       data: {
         id: newId(),
@@ -61,6 +63,8 @@ export class ThreadService {
         status: input.status ?? "active",
       },
     });
+    this.relay.wake();
+    return thread;
   }
 
   get(principal: Principal, id: string, query: ThreadQuery = {}): Promise<Thread | null> {
@@ -102,6 +106,7 @@ export class ThreadService {
     }
     const { count } = await this.db.prisma.thread.updateMany({ where: { id, userId: principal.userId }, data });
     if (count === 0) throw notFound("Thread");
+    this.relay.wake();
     // deleted since the update committed: answered as if the delete had come first
     const thread = await this.db.prisma.thread.findUnique({ ...query, where: { id } });
     if (!thread) throw notFound("Thread");
@@ -133,6 +138,7 @@ export class ThreadService {
     });
     if (!touched) throw notFound("Thread");
     this.totals.changed(principal.userId);
+    this.relay.wake();
     await this.indexer.flush(touched);
   }
 }

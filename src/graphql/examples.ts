@@ -16,4 +16,14 @@ mutation Remember {
     createdAt
   }
 }
+
+# Runs until you stop it: create, change or delete a memory (here, or by REST) and watch it arrive
+subscription Live {
+  memoryEvents {
+    type
+    memoryId
+    timestamp
+    data
+  }
+}
 `;

@@ -9,6 +9,8 @@ import "./search.ts";
 import "./recall.ts";
 import "./thread.ts";
 import "./legacy.ts";
+import "./events.ts";
+import "./webhook.ts";
 
 let schema: GraphQLSchema | undefined;
 

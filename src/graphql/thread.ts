@@ -4,6 +4,7 @@ import { DEFAULT_LIST_LIMIT } from "../domain/memories.ts";
 import { checkPage, type PageOf } from "../domain/paging.ts";
 import { DEFAULT_THREAD_LIMIT, type Thread } from "../domain/threads.ts";
 import { builder } from "./builder.ts";
+import { pageType } from "./page.ts";
 
 const ThreadStatusEnum = builder.enumType(ThreadStatus, {
   name: "ThreadStatus",
@@ -36,15 +37,7 @@ export const ThreadRef = builder.prismaObject("Thread", {
   }),
 });
 
-const ThreadPage = builder.objectRef<PageOf<Thread>>("ThreadPage").implement({
-  fields: (t) => ({
-    items: t.field({ type: [ThreadRef], resolve: (page) => page.items }),
-    total: t.exposeInt("total"),
-    limit: t.exposeInt("limit"),
-    offset: t.exposeInt("offset"),
-    hasMore: t.exposeBoolean("hasMore"),
-  }),
-});
+const ThreadPage = pageType("ThreadPage", ThreadRef);
 
 const CreateThreadInput = builder.inputType("CreateThreadInput", {
   fields: (t) => ({

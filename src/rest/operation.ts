@@ -36,7 +36,12 @@ export class Operation<TData> {
 
   run(schema: GraphQLSchema, context: Context, variables: Record<string, unknown> = {}): Promise<TData> {
     this.ensureValid(schema);
-    return this.runCoerced(schema, context, this.coerce(schema, variables));
+    // coerced here only to name the offending field: execution coerces them again, which would fail for an
+    // enum whose values are not its names (EventType's MEMORY_CREATED is memory.created)
+    this.coerce(schema, variables);
+    // a variable not given, or null, is left out, so that its default applies
+    const given = Object.fromEntries(Object.entries(variables).filter(([, value]) => value !== undefined && value !== null));
+    return this.runCoerced(schema, context, given);
   }
 
   /** `run` for variables the caller has coerced already (with `coerceValue`, to report on each part alone). */

@@ -43,7 +43,7 @@ describe.skipIf(!existsSync(CHROMIUM))("GraphiQL in Chromium", () => {
     await server?.close();
   });
 
-  it("renders from this server's files under its content policy, and runs the example operations with the key given in its Headers tab", async () => {
+  it("renders from this server's files under its content policy, and runs the example operations (the subscription too) with the key given in its Headers tab", async () => {
     await page.goto(`${server.url}/graphql`);
     await page.locator(".graphiql-container").first().waitFor();
     await page.getByText("query Recent").first().waitFor();
@@ -64,6 +64,15 @@ describe.skipIf(!existsSync(CHROMIUM))("GraphiQL in Chromium", () => {
     await page.locator(".graphiql-execute-button").click();
     await page.getByRole("menuitem", { name: "Recent" }).click();
     await page.getByText(`"${user.handle}"`).waitFor();
+
+    // the subscription example listens over Server-Sent Events (given a moment to start): a write made elsewhere
+    // shows up in the result
+    await page.locator(".graphiql-execute-button").click();
+    await page.getByRole("menuitem", { name: "Live" }).click();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const created = await user.api.post("/api/v1/memory", { content: "seen live in GraphiQL" });
+    expect(created.status).toBe(201);
+    await page.getByText(`"${created.body.id}"`).first().waitFor();
 
     expect(problems).toEqual([]);
     expect(elsewhere).toEqual([]);

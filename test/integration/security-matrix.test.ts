@@ -37,6 +37,7 @@ interface Targets {
   graphqlIdempotent: string;
   thread: string;
   key: string;
+  webhook: string;
   workspace: string;
   legacyUser: string;
   /** A's Idempotency-Keys: each is sent by B in one case only (B's second use of a key would be B's own repeat). */
@@ -63,6 +64,7 @@ const nothing = (): Targets => ({
   graphqlIdempotent: randomUUID(),
   thread: randomUUID(),
   key: randomUUID(),
+  webhook: randomUUID(),
   workspace: `ws-nobody-${hex()}`,
   legacyUser: `nobody-${hex()}`,
   restIdemKey: `idem-rest-${hex()}`,
@@ -575,6 +577,34 @@ const idempotencyCases: Case[] = [
   }),
 ];
 
+/** A's webhook endpoint: B can neither remove it, nor read its deliveries, nor take over its secret. */
+const webhookCases: Case[] = [
+  rest({ route: "DELETE /api/v1/webhooks/:id", path: (t) => `/api/v1/webhooks/${t.webhook}`, expected: NOT_FOUND }),
+  rest({ route: "GET /api/v1/webhooks", path: () => "/api/v1/webhooks", expected: { status: 200, body: { webhooks: [] } } }),
+  gql({
+    name: "webhookDeliveries(webhookId: A's)",
+    fields: ["Query.webhookDeliveries"],
+    query: `query ($id: ID!) { webhookDeliveries(webhookId: $id) { total items { id eventId status } } }`,
+    variables: (t) => ({ id: t.webhook }),
+    expected: gqlError("NOT_FOUND"),
+  }),
+  gql({
+    name: "rotateWebhookSecret(id: A's)",
+    fields: ["Mutation.rotateWebhookSecret"],
+    query: `mutation ($id: ID!) { rotateWebhookSecret(id: $id) { secret webhook { id url } } }`,
+    variables: (t) => ({ id: t.webhook }),
+    expected: gqlError("NOT_FOUND"),
+  }),
+  gql({
+    name: "deleteWebhook(id: A's)",
+    fields: ["Mutation.deleteWebhook"],
+    query: `mutation ($id: ID!) { deleteWebhook(id: $id) }`,
+    variables: (t) => ({ id: t.webhook }),
+    expected: gqlError("NOT_FOUND"),
+  }),
+  gql({ name: "webhooks", fields: ["Query.webhooks"], query: `{ webhooks { id url description } }`, expected: gqlData({ webhooks: [] }) }),
+];
+
 const CASES: Case[] = [
   ...memoryCases,
   ...threadCases,
@@ -584,11 +614,12 @@ const CASES: Case[] = [
   ...idFreeCases,
   ...legacyCases,
   ...idempotencyCases,
+  ...webhookCases,
 ];
 
 /** Routes and fields that take no id of any kind (path, query or body), so there is nothing of A's to aim at. */
-const REST_WITHOUT_IDS = new Set(["POST /api/v1/threads"]);
-const GRAPHQL_WITHOUT_IDS = new Set(["Mutation.createThread", "Mutation.createApiKey"]);
+const REST_WITHOUT_IDS = new Set(["POST /api/v1/threads", "POST /api/v1/webhooks"]);
+const GRAPHQL_WITHOUT_IDS = new Set(["Mutation.createThread", "Mutation.createApiKey", "Mutation.createWebhook"]);
 
 const UUID_ANYWHERE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const TIME_ANYWHERE = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
@@ -677,6 +708,7 @@ describe.skipIf(databaseUnavailable())("security matrix: user B aims at user A's
       threads: await rows("threads", "id"),
       terms: await rows("memory_terms", "memory_id, term"),
       idempotency: await rows("idempotency_records", "key"),
+      webhooks: await rows("webhooks", "id"),
       // last_used_at moves with A's own use of the key (at most once a minute): not B's doing
       apiKeys: (await rows("api_keys", "id")).map(({ last_used_at: _, ...key }) => key),
     };
@@ -704,7 +736,8 @@ describe.skipIf(databaseUnavailable())("security matrix: user B aims at user A's
   };
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // A's webhook is on loopback, and wants only an event A's set-up never makes: nothing is sent to it
+    server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: "true" });
     alice = await server.newUser();
     const bob = await server.newUser();
     const a = alice.api;
@@ -746,6 +779,12 @@ describe.skipIf(databaseUnavailable())("security matrix: user B aims at user A's
         metadata: { budget: T.threadMeta },
       }),
     );
+    const webhook = await a.post<{ id: string; secret: string }>("/api/v1/webhooks", {
+      url: `http://127.0.0.1:9/${T.memory}`,
+      events: ["thread.deleted"],
+      description: `alice lighthouse hook ${T.title}`,
+    });
+    expect(webhook.status, webhook.text).toBe(201);
     aliceIdemResponse = await a.post<unknown>("/api/v1/memory", ALICE_IDEM_BODY, withKey(keys.restIdemKey));
     expect(aliceIdemResponse.status).toBe(201);
     aliceGqlIdemResponse = await a.graphql<unknown>(ALICE_GQL_IDEM_QUERY, undefined, withKey(keys.graphqlIdemKey));
@@ -771,6 +810,7 @@ describe.skipIf(databaseUnavailable())("security matrix: user B aims at user A's
       graphqlIdempotent: (aliceGqlIdemResponse.body as { data: { createMemory: { id: string } } }).data.createMemory.id,
       thread,
       key: alice.keyId,
+      webhook: webhook.body.id,
       workspace,
       legacyUser,
       ...keys,
@@ -783,6 +823,8 @@ describe.skipIf(databaseUnavailable())("security matrix: user B aims at user A's
       ...MEMORY_TARGETS.map((k) => ({ label: `id of ${k}`, value: A[k] })),
       { label: "thread id", value: A.thread },
       { label: "key id", value: A.key },
+      { label: "webhook id", value: A.webhook },
+      { label: "webhook secret", value: webhook.body.secret },
       { label: "key", value: alice.key },
       { label: "key prefix", value: alice.key.slice(0, 12) },
       { label: "user id", value: alice.userId },

@@ -2,8 +2,8 @@ import { Redis } from "ioredis";
 
 export const redisUrl = () => process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
-/** Whether the machine's Redis answers; when it does not, says so loudly (its tests are then skipped). */
-export async function redisAvailable(): Promise<boolean> {
+/** Whether the machine's Redis answers; when it does not, says so loudly (`tests`, then skipped, named). */
+export async function redisAvailable(tests = "THE SHARED RATE-LIMIT TESTS"): Promise<boolean> {
   const redis = new Redis(redisUrl(), { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, enableOfflineQueue: false });
   redis.on("error", () => {});
   try {
@@ -14,7 +14,7 @@ export async function redisAvailable(): Promise<boolean> {
     const line = "!".repeat(100);
     console.warn(
       `\n${line}\n!! Redis is not reachable at ${redisUrl()} (${(error as Error).message}).\n` +
-        `!! THE SHARED RATE-LIMIT TESTS ARE SKIPPED: REDIS_URL is NOT tested. Start Redis (see README) or set TEST_REDIS_URL.\n${line}\n`,
+        `!! ${tests} ARE SKIPPED: REDIS_URL is NOT tested. Start Redis (see README) or set TEST_REDIS_URL.\n${line}\n`,
     );
     return false;
   } finally {

@@ -8,6 +8,7 @@ import type { RouteDoc, RouteDocs } from "./route-doc.ts";
 import { schemas } from "./schemas.ts";
 import { graphqlSchemas, servicePaths } from "./service-routes.ts";
 import { threadRoutes } from "./thread-routes.ts";
+import { webhookRoutes } from "./webhook-routes.ts";
 import { ref, type Method, type OpenApiDocument, type Operation, type Parameter, type Ref, type Response } from "./types.ts";
 
 /** A REST route as the router lists it. */
@@ -18,7 +19,7 @@ export interface RouteInfo {
 }
 
 /** The documentation of every REST route, keyed like the router's routes (`GET /api/v1/memories/:id`). */
-export const ROUTE_DOCS: RouteDocs = { ...memoryRoutes, ...threadRoutes, ...legacyRoutes };
+export const ROUTE_DOCS: RouteDocs = { ...memoryRoutes, ...threadRoutes, ...webhookRoutes, ...legacyRoutes };
 
 /** `/api/v1/memories/:id` as OpenAPI writes it: `/api/v1/memories/{id}`. */
 export const openApiPath = (pattern: string): string => pattern.replace(/:(\w+)/g, "{$1}");
@@ -27,6 +28,10 @@ const TAGS = [
   { name: "Memories", description: "Create, read, change, delete and list your memories; batch create." },
   { name: "Search", description: "Semantic search and hybrid recall over your live memories." },
   { name: "Threads", description: "Threads group memories: a conversation, a project, a topic." },
+  {
+    name: "Webhooks",
+    description: "Endpoints that receive your events (memory.created, …), signed as Standard Webhooks has it, retried when they fail.",
+  },
   {
     name: "Legacy (deprecated)",
     description:

@@ -4,6 +4,8 @@ import { KNOWN_MEMORY_TYPES, TYPE_PATTERN } from "../../domain/memory-input.ts";
 import { MAX_PAGE_SIZE } from "../../domain/paging.ts";
 import { DEFAULT_RECALL_LIMIT, type RecallPath } from "../../domain/recall.ts";
 import { MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS } from "../../domain/threads.ts";
+import { MAX_URL_CHARS, MAX_WEBHOOK_DESCRIPTION_CHARS } from "../../domain/webhooks.ts";
+import { EVENT_TYPES } from "../../events/change-event.ts";
 import { ThreadStatus } from "../../generated/prisma/enums.ts";
 import { errorStatus } from "../../errors.ts";
 import { MAX_LEGACY_ID_CHARS } from "../../graphql/legacy.ts";
@@ -134,6 +136,22 @@ export function schemas(limits: Limits): Record<string, Schema> {
         items: ref("schemas", "Memory"),
         description: "Newest first; only on GET /api/v1/threads/{id} with include_memories=true.",
       },
+    },
+    additionalProperties: false,
+  };
+  const webhook: Schema = {
+    type: "object",
+    description: "An endpoint of yours that receives your events, signed as Standard Webhooks has it.",
+    required: ["id", "url", "events", "description", "enabled", "disabled_reason", "failing_since", "created_at"],
+    properties: {
+      id: uuid("Assigned by the service."),
+      url: { type: "string" },
+      events: { type: "array", items: ref("schemas", "EventType") },
+      description: { type: ["string", "null"] },
+      enabled: { type: "boolean", description: "False once every attempt has failed for too long." },
+      disabled_reason: { type: ["string", "null"] },
+      failing_since: { ...timestamp("The first failed attempt since the last success."), type: ["string", "null"] },
+      created_at: timestamp("When it was created."),
     },
     additionalProperties: false,
   };
@@ -365,6 +383,41 @@ export function schemas(limits: Limits): Record<string, Schema> {
       additionalProperties: false,
     },
     ThreadList: page("threads", ref("schemas", "Thread")),
+    EventType: { type: "string", enum: [...EVENT_TYPES], description: "What changed." },
+    Webhook: webhook,
+    WebhookCreated: {
+      ...webhook,
+      description: "The webhook created, with its signing secret: shown this once.",
+      required: [...webhook.required!, "secret"],
+      properties: {
+        ...webhook.properties,
+        secret: {
+          type: "string",
+          pattern: "^whsec_",
+          description: "Verifies each delivery's webhook-signature (Standard Webhooks). Keep it: it is not shown again.",
+        },
+      },
+    },
+    WebhookCreate: {
+      type: "object",
+      required: ["url"],
+      properties: {
+        url: {
+          type: "string",
+          maxLength: MAX_URL_CHARS,
+          description: "An https URL on a public address (unless the server sets WEBHOOK_ALLOW_PRIVATE).",
+        },
+        events: { type: ["array", "null"], items: ref("schemas", "EventType"), description: "All of them when absent." },
+        description: { type: ["string", "null"], maxLength: MAX_WEBHOOK_DESCRIPTION_CHARS },
+      },
+      additionalProperties: false,
+    },
+    WebhookList: {
+      type: "object",
+      required: ["webhooks"],
+      properties: { webhooks: { type: "array", items: ref("schemas", "Webhook"), description: "Oldest first." } },
+      additionalProperties: false,
+    },
     Ok: {
       type: "object",
       required: ["ok"],

@@ -6,6 +6,7 @@ import { addMemoryRecordRoutes } from "./memory-record.ts";
 import { addRecallRoutes } from "./recall.ts";
 import { addSearchRoutes } from "./search.ts";
 import { addThreadRoutes } from "./threads.ts";
+import { addWebhookRoutes } from "./webhooks.ts";
 
 /** Every REST route the service answers. */
 export function createRouter(): Router {
@@ -17,5 +18,6 @@ export function createRouter(): Router {
   addLegacyRoutes(router);
   addThreadRoutes(router);
   addMemoryRecordRoutes(router);
+  addWebhookRoutes(router);
   return router;
 }

@@ -1,0 +1,142 @@
+// npm run bench:events [-- --writes 200 --seconds 8 --connections 16]
+// Events (issue 17), on a server started in a child process on loopback (PGlite unless DATABASE_URL is set):
+// 1. latency from just before a REST create is sent to an SSE subscriber's receipt of its memory.created, and to
+//    a webhook receiver's receipt of its delivery (p50/p95), one write at a time;
+// 2. REST create throughput with nobody listening, with 10 SSE subscribers, with 2 webhooks, with both, and with
+//    nobody again (the figure compared is the mean of the two runs without); target: at most 15% lower.
+import autocannon from "autocannon";
+import { parseArgs } from "node:util";
+import { subscribe, type Subscription } from "../scripts/lib/sse-client.ts";
+import { WebhookReceiver } from "../scripts/lib/webhook-receiver.ts";
+import { cpuSeconds } from "./lib/cpu.ts";
+import { machineLine } from "./lib/machine.ts";
+import { startBenchServer } from "./lib/server.ts";
+import { summarize } from "./lib/stats.ts";
+import { LATENCY_HEADER, latencyCells, printTable, verdict } from "./lib/table.ts";
+
+const { values } = parseArgs({
+  options: {
+    writes: { type: "string", default: "200" },
+    seconds: { type: "string", default: "8" },
+    connections: { type: "string", default: "16" },
+  },
+});
+const writes = Number(values.writes);
+const duration = Number(values.seconds);
+const connections = Number(values.connections);
+
+const server = await startBenchServer({ EMBEDDER: "hash", WEBHOOK_ALLOW_PRIVATE: "true" });
+const auth = { authorization: `Bearer ${server.key}`, "content-type": "application/json" };
+const MEMORY_EVENTS = "subscription { memoryEvents(types: [MEMORY_CREATED]) { memoryId } }";
+
+async function createMemory(content: string): Promise<string> {
+  const res = await fetch(`${server.url}/api/v1/memory`, { method: "POST", headers: auth, body: JSON.stringify({ content }) });
+  if (res.status !== 201) throw new Error(`create answered ${res.status}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function addWebhook(url: string): Promise<string> {
+  const res = await fetch(`${server.url}/api/v1/webhooks`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ url, events: ["memory.created"] }),
+  });
+  if (res.status !== 201) throw new Error(`webhook registration answered ${res.status}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+const removeWebhook = (id: string) => fetch(`${server.url}/api/v1/webhooks/${id}`, { method: "DELETE", headers: auth });
+
+interface Throughput {
+  rps: number;
+  /** The server's CPU seconds per 1 000 creates, deliveries and events sent included (NaN without /proc). */
+  cpuPerThousand: number;
+}
+
+async function throughput(): Promise<Throughput> {
+  const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
+  const result = await autocannon({
+    url: server.url,
+    connections,
+    duration,
+    headers: auth,
+    requests: [{ method: "POST", path: "/api/v1/memory", body: JSON.stringify({ content: "bench write", tags: ["b"] }) }],
+  });
+  if (result.errors + result.non2xx > 0) throw new Error(`${result.errors + result.non2xx} failed creates`);
+  return { rps: result.requests.average, cpuPerThousand: (((cpuSeconds(server.pid) ?? Number.NaN) - cpuBefore) * 1000) / result.requests.total };
+}
+
+console.log(`bench:events  ${server.database}, EMBEDDER=hash, ${writes} timed writes, ${connections} connections, ${duration} s a run`);
+console.log(machineLine());
+try {
+  // 1. latency, one write at a time
+  const receiver = await WebhookReceiver.start();
+  const hook = await addWebhook(receiver.url);
+  const listener = await subscribe(server.url, server.key, MEMORY_EVENTS);
+  await createMemory("warm-up");
+  await receiver.waitForAccepted(1);
+  const sent = new Map<string, number>();
+  for (let i = 0; i < writes; i++) {
+    const started = performance.now();
+    sent.set(await createMemory(`timed write ${i}`), started);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await receiver.waitForAccepted(writes + 1, 60_000);
+  await listener.nth(writes, 60_000);
+  const sse = listener.received.flatMap((payload, n) => {
+    const started = sent.get((payload.data as { memoryEvents: { memoryId: string } }).memoryEvents.memoryId);
+    return started === undefined ? [] : [listener.receivedAt[n]! - started];
+  });
+  const webhook = receiver.accepted.flatMap((delivery) => {
+    const started = sent.get((JSON.parse(delivery.body) as { data: { id: string } }).data.id);
+    return started === undefined ? [] : [delivery.at - started];
+  });
+  listener.close();
+  await removeWebhook(hook);
+  await receiver.close();
+  printTable(
+    ["from REST create to", ...LATENCY_HEADER],
+    [
+      ["SSE memory.created", ...latencyCells(summarize(sse, 0))],
+      ["webhook receipt", ...latencyCells(summarize(webhook, 0))],
+    ],
+  );
+
+  // 2. throughput, without and with listeners
+  /** REST create throughput while `subscribers` SSE subscribers and `webhooks` endpoints listen. */
+  const withListeners = async (subscriberCount: number, webhookCount: number): Promise<Throughput> => {
+    const receivers = await Promise.all(Array.from({ length: webhookCount }, () => WebhookReceiver.start()));
+    const hooks = await Promise.all(receivers.map((r) => addWebhook(r.url)));
+    const subscribers: Subscription[] = await Promise.all(
+      Array.from({ length: subscriberCount }, () => subscribe(server.url, server.key, MEMORY_EVENTS)),
+    );
+    const measured = await throughput();
+    // the run's deliveries are all made before the next run starts
+    await Promise.all(receivers.map((r) => r.waitForAccepted(Math.floor(measured.rps * duration * 0.99), 300_000)));
+    for (const subscriber of subscribers) subscriber.close();
+    await Promise.all(hooks.map(removeWebhook));
+    await Promise.all(receivers.map((r) => r.close()));
+    return measured;
+  };
+  await throughput(); // warm-up
+  const runs: [string, Throughput][] = [];
+  for (const [name, subscriberCount, webhookCount] of [
+    ["nobody listening", 0, 0],
+    ["10 SSE subscribers", 10, 0],
+    ["2 webhooks", 0, 2],
+    ["10 SSE subscribers + 2 webhooks", 10, 2],
+    ["nobody listening, again", 0, 0],
+  ] as const) {
+    runs.push([name, await withListeners(subscriberCount, webhookCount)]);
+  }
+  printTable(
+    ["REST creates", "req/s", "server CPU s/1000"],
+    runs.map(([name, { rps, cpuPerThousand }]) => [name, Math.round(rps), cpuPerThousand]),
+  );
+  const baseline = (runs[0]![1].rps + runs[4]![1].rps) / 2;
+  const drop = 1 - runs[3]![1].rps / baseline;
+  console.log(verdict("throughput with listeners", drop <= 0.15, `${(drop * 100).toFixed(1)}% lower than without (target: at most 15%)`));
+  console.log(machineLine());
+} finally {
+  await server.stop();
+}

@@ -1,0 +1,51 @@
+import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
+import { createPubSub, type PubSub } from "graphql-yoga";
+import type { Redis } from "ioredis";
+import type { Logger } from "../logger.ts";
+import type { ChangeEvent } from "./change-event.ts";
+
+// one topic per user (the key of its channel in Redis): a subscriber never receives another user's events
+type Topics = { "memory-service:changes": [userId: string, event: ChangeEvent] };
+const TOPIC = "memory-service:changes";
+
+/**
+ * The live stream of committed changes, per user: in this process, or through Redis (REDIS_URL) so that a
+ * subscriber on one instance hears the writes made on another.
+ */
+export class ChangeFeed {
+  private constructor(
+    private readonly pubSub: PubSub<Topics>,
+    private readonly redis: Redis[],
+  ) {}
+
+  /**
+   * Two Redis clients (a subscribed connection can do nothing else), loaded and connected only when used: a
+   * process that neither publishes nor subscribes (the CLI) never connects.
+   */
+  static async open(redisUrl: string | undefined, logger: Logger): Promise<ChangeFeed> {
+    if (!redisUrl) return new ChangeFeed(createPubSub<Topics>(), []);
+    const { Redis } = await import("ioredis");
+    const [publishClient, subscribeClient] = [new Redis(redisUrl, { lazyConnect: true }), new Redis(redisUrl, { lazyConnect: true })];
+    for (const client of [publishClient, subscribeClient]) {
+      client.on("error", (error: Error) => logger.warn({ err: error.message }, "Redis for live events is unreachable"));
+    }
+    const eventTarget = createRedisEventTarget<CustomEvent>({ publishClient, subscribeClient });
+    return new ChangeFeed(createPubSub<Topics>({ eventTarget }), [publishClient, subscribeClient]);
+  }
+
+  publish(event: ChangeEvent): void {
+    this.pubSub.publish(TOPIC, event.userId, event);
+  }
+
+  /** The user's events from now on, until the iterator is returned. */
+  subscribe(userId: string): AsyncIterable<ChangeEvent> {
+    return this.pubSub.subscribe(TOPIC, userId);
+  }
+
+  async close(): Promise<void> {
+    // a client never used has never connected: quitting it would connect it first
+    await Promise.all(
+      this.redis.map((client) => (client.status === "wait" ? client.disconnect() : client.quit().catch(() => client.disconnect()))),
+    );
+  }
+}

@@ -1,0 +1,52 @@
+import type { ServerResponse } from "node:http";
+
+export const wantsEventStream = (accept: string | undefined): boolean => accept?.includes("text/event-stream") ?? false;
+
+export const isEventStream = (response: Response): boolean =>
+  response.headers.get("content-type")?.startsWith("text/event-stream") ?? false;
+
+/**
+ * Server-Sent Event responses in progress (GraphQL subscriptions): written to the socket as each event comes,
+ * never buffered (nor compressed, which would hold events back), and ended when the server drains rather than
+ * waited for, since they last as long as the client stays.
+ */
+export class EventStreams {
+  private readonly open = new Set<() => void>();
+
+  async send(res: ServerResponse, response: Response): Promise<void> {
+    const headers = Object.fromEntries(response.headers);
+    res.writeHead(response.status, { ...headers, "cache-control": "no-cache, no-transform" });
+    res.flushHeaders();
+    if (!response.body) return void res.end();
+    const reader = response.body.getReader();
+    // cancelling the body ends the subscription (Yoga returns its iterator) and our read loop with it
+    const end = () => void reader.cancel().catch(() => {});
+    this.open.add(end);
+    res.once("close", end);
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        // Yoga enqueues an event as several chunks at once: corked until the next tick, they leave as one write
+        if (!res.writableCorked) {
+          res.cork();
+          process.nextTick(() => res.uncork());
+        }
+        if (!res.write(value)) {
+          await new Promise<void>((resolve) => {
+            res.once("drain", resolve);
+            res.once("close", resolve);
+          });
+        }
+      }
+    } finally {
+      this.open.delete(end);
+      res.off("close", end);
+      res.end();
+    }
+  }
+
+  endAll(): void {
+    for (const end of this.open) end();
+  }
+}

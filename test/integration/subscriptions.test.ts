@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { redisAvailable, redisUrl } from "../support/redis.ts";
+import {
+  databaseUnavailable,
+  databaseUnderTest,
+  freshPostgresDatabase,
+  serverWithUser,
+  startTestServer,
+  type TestServer,
+  type TestUser,
+} from "../support/server.ts";
+import { subscribe, type Subscription } from "../../scripts/lib/sse-client.ts";
+
+const withRedis = await redisAvailable("THE CROSS-INSTANCE SUBSCRIPTION TESTS");
+
+const MEMORY_EVENTS = /* GraphQL */ `
+  subscription Memories($types: [EventType!], $threadId: ID) {
+    memoryEvents(types: $types, threadId: $threadId) { id type timestamp memoryId threadId data }
+  }
+`;
+const THREAD_EVENTS = /* GraphQL */ `subscription { threadEvents { type threadId data } }`;
+
+async function listen(server: TestServer, who: TestUser | undefined, query = MEMORY_EVENTS, variables = {}): Promise<Subscription> {
+  const subscription = await subscribe(server.url, who?.key, query, variables);
+  onTestFinished(() => subscription.close());
+  return subscription;
+}
+
+const remember = async (who: TestUser, body: Record<string, unknown>) => {
+  const res = await who.api.post("/api/v1/memory", body);
+  expect(res.status, res.text).toBe(201);
+  return res.body as { id: string };
+};
+
+describe.skipIf(databaseUnavailable())("GraphQL subscriptions over Server-Sent Events", () => {
+  const suite = serverWithUser();
+
+  describe("memoryEvents", () => {
+    it("delivers memory.created within a second of a REST create, and nothing of another user", async () => {
+      const other = await suite.server.newUser();
+      const mine = await listen(suite.server, suite.user);
+      const theirs = await listen(suite.server, other);
+      const started = performance.now();
+      const { id } = await remember(suite.user, { content: "likes green tea", tags: ["drinks"] });
+      const { data } = await mine.nth(0, 1000);
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(data.memoryEvents).toMatchObject({
+        type: "MEMORY_CREATED",
+        memoryId: id,
+        threadId: null,
+        data: { id, content: "likes green tea", tags: ["drinks"] },
+      });
+      // the other user's first event is their own write: the first user's never reached them
+      const own = await remember(other, { content: "theirs" });
+      expect((await theirs.nth(0)).data.memoryEvents.memoryId).toBe(own.id);
+      expect(mine.received).toHaveLength(1);
+    });
+
+    it("delivers only the types and the thread asked for", async () => {
+      const who = await suite.server.newUser();
+      const thread = (await who.api.post("/api/v1/threads", { title: "Trip" })).body as { id: string };
+      const deletes = await listen(suite.server, who, MEMORY_EVENTS, { types: ["MEMORY_DELETED"], threadId: thread.id });
+      const elsewhere = await remember(who, { content: "elsewhere" });
+      const inThread = await remember(who, { content: "in the thread", thread_id: thread.id });
+      expect((await who.api.delete(`/api/v1/memories/${elsewhere.id}`)).status).toBe(200);
+      expect((await who.api.delete(`/api/v1/memories/${inThread.id}`)).status).toBe(200);
+      const { data } = await deletes.nth(0);
+      expect(data.memoryEvents).toMatchObject({ type: "MEMORY_DELETED", memoryId: inThread.id, threadId: thread.id, data: null });
+    });
+
+    it("refuses thread event types, with the error as the stream's payload", async () => {
+      const sub = await listen(suite.server, suite.user, MEMORY_EVENTS, { types: ["THREAD_CREATED"] });
+      const { errors } = await sub.nth(0);
+      expect(errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
+    });
+  });
+
+  describe("threadEvents", () => {
+    it("delivers thread.created, thread.updated and thread.deleted", async () => {
+      const who = await suite.server.newUser();
+      const sub = await listen(suite.server, who, THREAD_EVENTS);
+      const { id } = (await who.api.post("/api/v1/threads", { title: "Trip" })).body as { id: string };
+      await who.api.patch(`/api/v1/threads/${id}`, { title: "Trip to Lisbon" });
+      await who.api.delete(`/api/v1/threads/${id}`);
+      const events = await Promise.all([0, 1, 2].map((n) => sub.nth(n)));
+      expect(events.map(({ data }) => [data.threadEvents.type, data.threadEvents.threadId])).toEqual([
+        ["THREAD_CREATED", id],
+        ["THREAD_UPDATED", id],
+        ["THREAD_DELETED", id],
+      ]);
+      expect(events[1]!.data.threadEvents.data).toMatchObject({ title: "Trip to Lisbon", memoryCount: 0 });
+    });
+  });
+
+  describe("the stream", () => {
+    it("answers 401 without a key", async () => {
+      expect((await subscribe(suite.server.url, undefined, MEMORY_EVENTS)).status).toBe(401);
+    });
+
+    it("refuses an Idempotency-Key (an event stream cannot be replayed)", async () => {
+      const sub = await subscribe(suite.server.url, suite.user.key, MEMORY_EVENTS, {}, { "idempotency-key": "k1" });
+      expect(sub.status).toBe(400);
+    });
+
+    it("is not compressed, even when the client accepts compression", async () => {
+      const res = await fetch(`${suite.server.url}/graphql`, {
+        method: "POST",
+        headers: {
+          accept: "text/event-stream",
+          "accept-encoding": "gzip, br",
+          "content-type": "application/json",
+          authorization: `Bearer ${suite.user.key}`,
+        },
+        body: JSON.stringify({ query: MEMORY_EVENTS }),
+      });
+      expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      expect(res.headers.get("content-encoding") ?? "none").toBe("none");
+      await res.body?.cancel();
+    });
+  });
+});
+
+describe.skipIf(databaseUnavailable())("a long subscription", () => {
+  const suite = serverWithUser({ HTTP_REQUEST_TIMEOUT_SECONDS: "1", HTTP_HEADERS_TIMEOUT_SECONDS: "1" });
+
+  it("outlives the request timeouts, which bound receiving the request, not the answer", async () => {
+    const sub = await listen(suite.server, suite.user);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const { id } = await remember(suite.user, { content: "still listening" });
+    expect((await sub.nth(0)).data.memoryEvents.memoryId).toBe(id);
+  });
+});
+
+describe.skipIf(databaseUnavailable())("subscriptions when the server stops", () => {
+  it("ends open streams rather than waiting for them", async () => {
+    const server = await startTestServer({ SHUTDOWN_TIMEOUT_MS: "20000" });
+    const user = await server.newUser();
+    const sub = await subscribe(server.url, user.key, MEMORY_EVENTS);
+    const started = performance.now();
+    await server.close();
+    expect(performance.now() - started).toBeLessThan(5000);
+    sub.close();
+  });
+});
+
+describe.skipIf(databaseUnavailable() || databaseUnderTest() !== "postgres" || !withRedis)(
+  "subscriptions across instances (PostgreSQL + Redis)",
+  () => {
+    let a: TestServer;
+    let b: TestServer;
+    let drop: () => Promise<void>;
+
+    beforeAll(async () => {
+      const db = await freshPostgresDatabase();
+      drop = db.drop;
+      const env = { DATABASE_URL: db.url, REDIS_URL: redisUrl() };
+      a = await startTestServer(env);
+      b = await startTestServer(env);
+    });
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+      await drop?.();
+    });
+
+    it("a subscriber on one instance receives a write made on the other, once", async () => {
+      const user = await a.newUser();
+      const onB = await listen(b, user);
+      const onA = await listen(a, user);
+      // Redis confirms a SUBSCRIBE asynchronously: give it a moment before writing
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const { id } = await remember(user, { content: "written on A" });
+      expect((await onB.nth(0, 2000)).data.memoryEvents).toMatchObject({ type: "MEMORY_CREATED", memoryId: id });
+      expect((await onA.nth(0, 2000)).data.memoryEvents.memoryId).toBe(id);
+      const second = await remember({ ...user, api: b.client(user.key) }, { content: "written on B" });
+      expect((await onA.nth(1, 2000)).data.memoryEvents.memoryId).toBe(second.id);
+      expect((await onB.nth(1, 2000)).data.memoryEvents.memoryId).toBe(second.id);
+      expect(onB.received).toHaveLength(2);
+    });
+  },
+);

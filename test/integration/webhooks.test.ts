@@ -1,0 +1,281 @@
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { npmRun, startServerProcess, type ServerProcess } from "../../scripts/lib/server-process.ts";
+import { HttpClient } from "../support/http.ts";
+import {
+  databaseUnavailable,
+  databaseUnderTest,
+  freshPostgresDatabase,
+  serverWithUser,
+  startTestServer,
+  suiteDatabase,
+  type TestServer,
+  type TestUser,
+} from "../support/server.ts";
+import { WebhookReceiver } from "../../scripts/lib/webhook-receiver.ts";
+
+const DELIVERIES = /* GraphQL */ `
+  query($id: ID!) { webhookDeliveries(webhookId: $id) { total items { status attempts responseStatus lastError eventType } } }
+`;
+
+async function receiver(): Promise<WebhookReceiver> {
+  const started = await WebhookReceiver.start();
+  onTestFinished(() => started.close());
+  return started;
+}
+
+const register = async (who: TestUser, url: string, events?: string[]) => {
+  const res = await who.api.post("/api/v1/webhooks", { url, ...(events ? { events } : {}) });
+  expect(res.status, res.text).toBe(201);
+  return res.body as { id: string; secret: string; events: string[] };
+};
+
+const until = async (done: () => Promise<boolean>, timeoutMs = 15_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+describe.skipIf(databaseUnavailable())("webhooks: endpoints on private addresses refused (the default)", () => {
+  const suite = serverWithUser();
+
+  it.each([
+    ["loopback", "https://127.0.0.1/hook"],
+    ["a name for loopback", "https://localhost/hook"],
+    ["IPv6 loopback", "https://[::1]/hook"],
+    ["the metadata address", "https://169.254.169.254/latest/meta-data"],
+    ["a private network", "https://10.1.2.3/hook"],
+    ["IPv4-mapped IPv6", "https://[::ffff:10.0.0.1]/hook"],
+  ])("refuses %s with 400", async (_name, url) => {
+    const res = await suite.user.api.post("/api/v1/webhooks", { url });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+  });
+
+  it("refuses plain http, and says so over GraphQL too", async () => {
+    expect((await suite.user.api.post("/api/v1/webhooks", { url: "http://93.184.215.14/hook" })).status).toBe(400);
+    const res = await suite.user.api.graphql(`mutation { createWebhook(url: "https://10.0.0.1/") { secret } }`);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
+  });
+
+  it("accepts an https URL on a public address", async () => {
+    const res = await suite.user.api.post("/api/v1/webhooks", { url: "https://93.184.215.14/hook" });
+    expect(res.status, res.text).toBe(201);
+  });
+});
+
+describe.skipIf(databaseUnavailable())("webhooks", () => {
+  const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "100" });
+
+  describe("registration (REST)", () => {
+    it("answers 201 with the secret once; lists without it; deletes", async () => {
+      const who = await suite.server.newUser();
+      const created = await who.api.post("/api/v1/webhooks", { url: "http://127.0.0.1:9/a", description: "CRM" });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        url: "http://127.0.0.1:9/a",
+        description: "CRM",
+        enabled: true,
+        events: ["memory.created", "memory.updated", "memory.deleted", "thread.created", "thread.updated", "thread.deleted"],
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
+      });
+      const listed = await who.api.get("/api/v1/webhooks");
+      expect(listed.body.webhooks).toHaveLength(1);
+      expect(listed.body.webhooks[0]).not.toHaveProperty("secret");
+      expect(listed.text).not.toContain(created.body.secret);
+      expect((await who.api.delete(`/api/v1/webhooks/${created.body.id}`)).status).toBe(200);
+      expect((await who.api.get("/api/v1/webhooks")).body.webhooks).toEqual([]);
+      expect((await who.api.delete(`/api/v1/webhooks/${created.body.id}`)).status).toBe(404);
+    });
+
+    it("refuses an unknown event type, and another user's webhook is not found", async () => {
+      const who = await suite.server.newUser();
+      expect((await who.api.post("/api/v1/webhooks", { url: "http://127.0.0.1:9/", events: ["memory.eaten"] })).status).toBe(400);
+      const { id } = await register(who, "http://127.0.0.1:9/", ["memory.created"]);
+      const other = await suite.server.newUser();
+      expect((await other.api.delete(`/api/v1/webhooks/${id}`)).status).toBe(404);
+      expect((await other.api.graphql(DELIVERIES, { id })).body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+    });
+  });
+
+  describe("registration (GraphQL)", () => {
+    it("createWebhook, webhooks, rotateWebhookSecret, deleteWebhook", async () => {
+      const who = await suite.server.newUser();
+      const created = await who.api.graphql(
+        `mutation { createWebhook(url: "http://127.0.0.1:9/g", events: [MEMORY_CREATED], description: "g") { secret webhook { id events } } }`,
+      );
+      const { secret, webhook } = created.body.data.createWebhook;
+      expect(webhook.events).toEqual(["MEMORY_CREATED"]);
+      const rotated = await who.api.graphql(`mutation($id: ID!) { rotateWebhookSecret(id: $id) { secret } }`, { id: webhook.id });
+      expect(rotated.body.data.rotateWebhookSecret.secret).toMatch(/^whsec_/);
+      expect(rotated.body.data.rotateWebhookSecret.secret).not.toBe(secret);
+      expect((await who.api.graphql(`{ webhooks { id url description enabled } }`)).body.data.webhooks).toEqual([
+        { id: webhook.id, url: "http://127.0.0.1:9/g", description: "g", enabled: true },
+      ]);
+      expect((await who.api.graphql(`mutation($id: ID!) { deleteWebhook(id: $id) }`, { id: webhook.id })).body.data.deleteWebhook).toBe(
+        true,
+      );
+    });
+  });
+
+  describe("delivery", () => {
+    it("delivers every event of 200 mixed writes exactly once, each with a valid signature", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      const { secret } = await register(who, hook.url);
+      // what the relay publishes, heard in process: the events the deliveries must match one for one
+      const feed = suite.server.app.services.events.subscribe(who.userId)[Symbol.asyncIterator]();
+      const published: string[] = [];
+      const hearing = (async () => {
+        for (let next = await feed.next(); !next.done; next = await feed.next()) published.push(`${next.value.type} ${next.value.objectId}`);
+      })();
+      const memories: string[] = [];
+      const threads: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        const api = who.api;
+        if (i % 5 === 0) threads.push((await api.post("/api/v1/threads", { title: `t${i}` })).body.id);
+        else if (i % 5 === 1 || i % 5 === 2) {
+          memories.push((await api.post("/api/v1/memory", { content: `m${i}`, thread_id: threads.at(-1) })).body.id);
+        } else if (i % 5 === 3) await api.patch(`/api/v1/memories/${memories.at(-1)}`, { tags: [`t${i}`] });
+        else if (i % 10 === 4) await api.delete(`/api/v1/memories/${memories.shift()}`);
+        else await api.delete(`/api/v1/threads/${threads.shift()}?delete_memories=true`);
+      }
+      // the outbox empty: every event taken out, published, and its delivery queued in that transaction
+      const left = () =>
+        suite.server.app.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE user_id = $1::uuid", [who.userId]);
+      for (let waited = 0; waited < 10_000 && (await left())[0]!.n > 0; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(published.length).toBeGreaterThanOrEqual(200);
+      await hook.waitForAccepted(published.length);
+      await new Promise((resolve) => setTimeout(resolve, 500)); // time for a duplicate to show itself
+      await feed.return?.();
+      await hearing;
+      await hook.waitForAccepted(published.length); // the last events may have been heard after the first wait began
+      const bodies = hook.accepted.map((delivery) => WebhookReceiver.verify(secret, delivery));
+      expect(new Set(hook.accepted.map((d) => d.headers["webhook-id"])).size).toBe(hook.accepted.length);
+      expect(bodies.map((b) => `${b.type} ${b.data.id}`).sort()).toEqual([...published].sort());
+      const created = bodies.find((b) => b.type === "memory.created")!;
+      expect(created.data).toMatchObject({ content: expect.any(String), tags: [], is_archived: false, thread_id: expect.any(String) });
+      expect(bodies.find((b) => b.type === "memory.deleted")!.data).toEqual({ id: expect.any(String) });
+    });
+
+    it("sends only the event types asked for", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      const { secret } = await register(who, hook.url, ["memory.deleted"]);
+      const { id } = (await who.api.post("/api/v1/memory", { content: "short-lived" })).body;
+      await who.api.delete(`/api/v1/memories/${id}`);
+      await hook.waitForAccepted(1);
+      expect(hook.accepted.map((d) => WebhookReceiver.verify(secret, d).type)).toEqual(["memory.deleted"]);
+    });
+
+    it("retries with backoff: a receiver failing the first 2 attempts gets the event on the third, same webhook-id", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      hook.behaviour = (attempt) => (attempt <= 2 ? 503 : 200);
+      const { id, secret } = await register(who, hook.url, ["memory.created"]);
+      await who.api.post("/api/v1/memory", { content: "eventually" });
+      await hook.waitForAccepted(1);
+      expect(hook.attempts).toHaveLength(3);
+      expect(new Set(hook.attempts.map((a) => a.headers["webhook-id"])).size).toBe(1);
+      expect(WebhookReceiver.verify(secret, hook.accepted[0]!).type).toBe("memory.created");
+      await until(async () => (await who.api.graphql(DELIVERIES, { id })).body.data.webhookDeliveries.items[0].status === "delivered");
+      const { items } = (await who.api.graphql(DELIVERIES, { id })).body.data.webhookDeliveries;
+      expect(items).toEqual([{ status: "delivered", attempts: 3, responseStatus: 200, lastError: null, eventType: "MEMORY_CREATED" }]);
+    });
+  });
+});
+
+describe.skipIf(databaseUnavailable())("webhooks: giving up", () => {
+  const suite = serverWithUser({
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    WEBHOOK_RETRY_BASE_MS: "50",
+    WEBHOOK_MAX_ATTEMPTS: "3",
+    WEBHOOK_DISABLE_AFTER_SECONDS: "2",
+  });
+
+  it("marks a delivery failed once its attempts run out, and disables an endpoint failing for too long", async () => {
+    const hook = await receiver();
+    hook.behaviour = () => 500;
+    const { id } = await register(suite.user, hook.url, ["memory.created"]);
+    await suite.user.api.post("/api/v1/memory", { content: "never accepted" });
+    await until(async () => (await suite.user.api.graphql(DELIVERIES, { id })).body.data.webhookDeliveries.items[0]?.status === "failed");
+    const [first] = (await suite.user.api.graphql(DELIVERIES, { id })).body.data.webhookDeliveries.items;
+    expect(first).toMatchObject({ attempts: 3, responseStatus: 500, lastError: "answered 500" });
+    // still failing two seconds on: the next failure disables it
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await suite.user.api.post("/api/v1/memory", { content: "the last straw" });
+    await until(async () => !(await suite.user.api.get("/api/v1/webhooks")).body.webhooks[0].enabled);
+    const [webhook] = (await suite.user.api.get("/api/v1/webhooks")).body.webhooks;
+    expect(webhook.disabled_reason).toMatch(/^every attempt since .* failed \(the last: answered 500\)$/);
+  });
+});
+
+describe.skipIf(databaseUnavailable())("webhooks: kill -9 between commit and delivery", () => {
+  const database = suiteDatabase();
+  let server: ServerProcess | undefined;
+  let hook: WebhookReceiver | undefined;
+  beforeAll(async () => {
+    hook = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    server?.child.kill("SIGKILL");
+    await server?.exited;
+    await hook?.close();
+  });
+
+  it("delivers the event after the restart, under the same webhook-id", async () => {
+    const env = { ...database.env, EMBEDDER: "hash", LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: "2000" };
+    const created = await npmRun("keys", ["create", "--user", "webhooks@x", "--name", "t", "--json"], env);
+    expect(created.code, created.stderr).toBe(0);
+    const api = new HttpClient("", (JSON.parse(created.stdout) as { key: string }).key);
+    const receiving = hook!;
+    receiving.behaviour = () => "hang"; // the first attempt is under way when the server dies
+
+    server = await startServerProcess(env);
+    const at = (url: string) => new HttpClient(url, api.key);
+    const registered = await at(server.url).post("/api/v1/webhooks", { url: receiving.url, events: ["memory.created"] });
+    expect(registered.status).toBe(201);
+    const memory = await at(server.url).post("/api/v1/memory", { content: "committed, not yet delivered" });
+    expect(memory.status).toBe(201);
+    await until(async () => receiving.attempts.length === 1);
+    server.child.kill("SIGKILL");
+    await server.exited;
+
+    receiving.behaviour = () => 200;
+    server = await startServerProcess(env);
+    await receiving.waitForAccepted(1, 30_000);
+    const body = WebhookReceiver.verify(registered.body.secret, receiving.accepted[0]!);
+    expect(body).toMatchObject({ type: "memory.created", data: { id: memory.body.id } });
+    expect(receiving.accepted[0]!.headers["webhook-id"]).toBe(receiving.attempts[0]!.headers["webhook-id"]);
+  }, 60_000);
+});
+
+describe.skipIf(databaseUnavailable() || databaseUnderTest() !== "postgres")("webhooks: two instances on one PostgreSQL", () => {
+  const servers: TestServer[] = [];
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const db = await freshPostgresDatabase();
+    drop = db.drop;
+    const env = { DATABASE_URL: db.url, WEBHOOK_ALLOW_PRIVATE: "true" as const };
+    servers.push(await startTestServer(env), await startTestServer(env));
+  });
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+    await drop?.();
+  });
+
+  it("sends each delivery from one of them only", async () => {
+    const user = await servers[0]!.newUser();
+    const hook = await receiver();
+    const { secret } = await register(user, hook.url, ["memory.created"]);
+    const writes = Array.from({ length: 60 }, (_, i) =>
+      servers[i % 2]!.client(user.key).post("/api/v1/memory", { content: `write ${i}` }),
+    );
+    expect((await Promise.all(writes)).every((res) => res.status === 201)).toBe(true);
+    await hook.waitForAccepted(60);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // both instances poll once more
+    expect(hook.attempts).toHaveLength(60);
+    expect(new Set(hook.accepted.map((d) => WebhookReceiver.verify(secret, d).data.id)).size).toBe(60);
+  });
+});
