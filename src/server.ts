@@ -22,7 +22,7 @@ import { MIGRATION_GUIDE } from "./http/pages/migration.ts";
 import type { RateLimit } from "./http/rate-limit.ts";
 import { readiness } from "./http/readiness.ts";
 import { requestIdOf } from "./http/request-id.ts";
-import { graphqlErrorReply, jsonReply, requireReadMethod, restErrorReply, send, sendJson, type Reply } from "./http/respond.ts";
+import { bufferedReply, graphqlErrorReply, jsonReply, requireReadMethod, restErrorReply, send, sendJson, type Reply } from "./http/respond.ts";
 import { createSecurityHeaders } from "./http/security-headers.ts";
 import { IMMUTABLE, sendStatic } from "./http/static-file.ts";
 import type { Logger } from "./logger.ts";
@@ -49,12 +49,6 @@ export interface HttpServer {
 }
 
 const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
-
-const bufferedReply = async (response: Response): Promise<Reply> => ({
-  status: response.status,
-  headers: Object.fromEntries(response.headers),
-  body: await response.text(),
-});
 
 /**
  * Text answers of 1 KB or more, gzip- or brotli-compressed as the client's Accept-Encoding allows (the

@@ -8,6 +8,13 @@ export interface Reply {
   body: string;
 }
 
+/** A Fetch API response (Yoga's, the MCP transport's) read whole into a Reply. */
+export const bufferedReply = async (response: Response): Promise<Reply> => ({
+  status: response.status,
+  headers: Object.fromEntries(response.headers),
+  body: await response.text(),
+});
+
 export const jsonReply = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => ({
   status,
   headers: { ...headers, "content-type": "application/json; charset=utf-8" },

@@ -7,7 +7,7 @@ import type { Config } from "../config.ts";
 import type { Services } from "../domain/services.ts";
 import { AppError } from "../errors.ts";
 import { bodyText, readBody } from "../http/body.ts";
-import type { Reply } from "../http/respond.ts";
+import { bufferedReply, type Reply } from "../http/respond.ts";
 import type { Logger } from "../logger.ts";
 import type { Router } from "../rest/router.ts";
 import { createMcpServer } from "./server.ts";
@@ -59,7 +59,7 @@ export function createMcpEndpoint({ config, logger, services, schema, router }: 
         if (typeof value === "string") headers.set(name, value);
       }
       const response = await transport.handleRequest(new Request("http://localhost/mcp", { method: "POST", headers, body }));
-      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+      return await bufferedReply(response);
     } finally {
       await server.close();
     }
