@@ -29,7 +29,10 @@ export class ChangeFeed {
     for (const client of [publishClient, subscribeClient]) {
       client.on("error", (error: Error) => logger.warn({ err: error.message }, "Redis for live events is unreachable"));
     }
-    const eventTarget = createRedisEventTarget<CustomEvent>({ publishClient, subscribeClient });
+    const eventTarget = createRedisEventTarget<CustomEvent>({
+      publishClient: caughtCommands(publishClient, logger),
+      subscribeClient: caughtCommands(subscribeClient, logger),
+    });
     return new ChangeFeed(createPubSub<Topics>({ eventTarget }), [publishClient, subscribeClient]);
   }
 
@@ -48,4 +51,27 @@ export class ChangeFeed {
       this.redis.map((client) => (client.status === "wait" ? client.disconnect() : client.quit().catch(() => client.disconnect()))),
     );
   }
+}
+
+const FIRE_AND_FORGET = new Set<PropertyKey>(["publish", "subscribe", "unsubscribe"]);
+
+/**
+ * The event target calls publish, subscribe and unsubscribe without awaiting them; a subscription that ends
+ * after the feed closed (an SSE stream outliving shutdown) would reject "Connection is closed" with no handler
+ * and take the process down. Each such command's failure is logged here instead.
+ */
+function caughtCommands(client: Redis, logger: Logger): Redis {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (!FIRE_AND_FORGET.has(property) || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(target, args);
+        if (result instanceof Promise) {
+          result.catch((error: Error) => logger.warn({ err: error.message, command: String(property) }, "Redis command for live events failed"));
+        }
+        return result;
+      };
+    },
+  });
 }
