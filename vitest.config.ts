@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // The integration suite runs twice: on the embedded PGlite and on the machine's PostgreSQL
@@ -10,6 +11,10 @@ export default defineConfig({
   },
   test: {
     testTimeout: 30_000,
+    // vitest's default leaves one core free, which on a 2-core machine runs the files one at a time; most of an
+    // integration file's time is spent waiting on its server or a child process, so two at a time on two cores
+    // took the suite from 505 s to 396 s (fresh clone, 2 cores, the same 1 421 tests passing)
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },

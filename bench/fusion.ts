@@ -11,6 +11,7 @@ import { loadConfig } from "../src/config.ts";
 import { blendScores, LEXICAL_SHARE, reciprocalRankFusion, RRF_K, type Fused } from "../src/domain/fusion.ts";
 import { keyAdmin } from "../src/domain/key-admin.ts";
 import { searchLexical, searchWords, type LexicalHit, type WordMatches } from "../src/domain/lexical.ts";
+import { SqlTerms } from "../src/domain/sql-terms.ts";
 import { createLogger } from "../src/logger.ts";
 import { bytesToVector, cosine } from "../src/vectors/codec.ts";
 import { vectorsLanded } from "./lib/backlog.ts";
@@ -86,7 +87,7 @@ try {
       questions.push({
         evidence: new Set(qa.evidence),
         dia,
-        recallLexical: await searchLexical(app.db, app.services.termStats, userId, qa.question, DEPTH),
+        recallLexical: await searchLexical(new SqlTerms(app.db, app.services.termStats, userId), qa.question, DEPTH),
         words: await searchWords(app.db, userId, qa.question, DEPTH),
         semantic: vectors.map(({ id, vector }) => ({ id, score: cosine(query!, vector) })).sort((a, b) => b.score - a.score),
       });

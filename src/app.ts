@@ -1,22 +1,36 @@
 import type { AddressInfo } from "node:net";
+import { createAdmit } from "./auth/admit.ts";
+import { RateLimit } from "./auth/rate-limit.ts";
 import type { Config } from "./config.ts";
-import type { Database } from "./db/database.ts";
+import type { Database, PrismaAdapterWrapper } from "./db/database.ts";
 import { startMaintenance } from "./db/maintenance.ts";
 import { openDatabase } from "./db/open.ts";
 import { startControlServer, type ControlServer } from "./control/server.ts";
 import { keyAdmin } from "./domain/key-admin.ts";
 import { openServices, type ServiceOverrides, type Services } from "./domain/services.ts";
 import { openEmbedder } from "./embeddings/open.ts";
+import { contextFor } from "./graphql/context.ts";
+import { createGraphQLEndpoint } from "./graphql/endpoint.ts";
 import { getSchema } from "./graphql/schema.ts";
 import { createGraphQL } from "./graphql/yoga.ts";
-import type { Logger } from "./logger.ts";
-import { localMcpUrl } from "./mcp/endpoint.ts";
-import { createRouter } from "./rest/routes/index.ts";
-import { createHttpServer, type HttpServer } from "./server.ts";
+import { createApiDocs } from "./docs/api-docs.ts";
 import { Metrics } from "./http/metrics.ts";
-import { RateLimit } from "./http/rate-limit.ts";
+import type { Logger } from "./logger.ts";
+import { createMcpEndpoint, localMcpUrl } from "./mcp/endpoint.ts";
+import { createRestDispatch } from "./rest/dispatch.ts";
+import { createRouter } from "./rest/routes/index.ts";
+import { webhookBody } from "./rest/webhook-body.ts";
+import { createHttpServer, type HttpServer } from "./server.ts";
+import { EventStreams } from "./transport/event-stream.ts";
 
 const IDEMPOTENCY_PURGE_MS = 60 * 60_000;
+
+/** The services' seams for tests, and the app's: a wrapper around Prisma's driver adapter, and the clock. */
+export interface AppOverrides extends ServiceOverrides {
+  wrapPrismaAdapter?: PrismaAdapterWrapper;
+  /** What time it is for the legacy routes' sunset. */
+  now?: () => Date;
+}
 
 export interface App {
   config: Config;
@@ -31,17 +45,17 @@ export interface App {
 }
 
 /** Wires configuration, database, services and the HTTP server together. */
-export async function createApp(config: Config, logger: Logger, overrides: ServiceOverrides = {}): Promise<App> {
+export async function createApp(config: Config, logger: Logger, overrides: AppOverrides = {}): Promise<App> {
   // the sentence encoder loads its model in its threads while the database opens
   const opening = overrides.embedder ? Promise.resolve(overrides.embedder) : openEmbedder(config);
   const closeEmbedder = () => opening.then((embedder) => embedder.close?.(), () => {});
-  const db = await openDatabase(config, logger).catch(async (error: unknown) => {
+  const db = await openDatabase(config, logger, overrides.wrapPrismaAdapter).catch(async (error: unknown) => {
     await closeEmbedder();
     throw error;
   });
   const metrics = new Metrics(config.metricsToken);
   const services = await opening
-    .then((embedder) => openServices(db, config, logger, { ...overrides, embedder }, metrics))
+    .then((embedder) => openServices(db, config, logger, webhookBody, { ...overrides, embedder }, metrics))
     .catch(async (error: unknown) => {
       await closeEmbedder();
       await db.close();
@@ -50,18 +64,10 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
   services.indexer.start();
   services.relay.start();
   services.deliveries.start();
+  services.history.start();
   metrics.watchIndexBacklog(() => services.indexer.waitingCount());
   const rateLimit = await RateLimit.create(config, logger, () => metrics.rateLimited());
-  const http = createHttpServer({
-    config,
-    logger,
-    services,
-    schema: getSchema(),
-    yoga: createGraphQL(config, logger, (name, type, seconds) => metrics.observeOperation(name, type, seconds)),
-    router: createRouter(),
-    rateLimit,
-    metrics,
-  });
+  const http = createHttpServer({ config, logger, services, metrics, ...endpoints(config, logger, services, rateLimit, metrics, overrides.now) });
   // the embedded database admits one process: the operator's CLI reaches it through this server
   let control: ControlServer | undefined;
   if (db.kind === "pglite" && !config.dataDir.startsWith("memory://")) {
@@ -103,6 +109,7 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
       await services.indexer.stop();
       await services.relay.stop();
       await services.deliveries.stop();
+      services.history.stop();
       await services.events.close();
       await services.index.close();
       await services.embedder.close?.();
@@ -110,5 +117,31 @@ export async function createApp(config: Config, logger: Logger, overrides: Servi
       await control?.close();
       await db.close();
     },
+  };
+}
+
+/**
+ * The server's endpoints, each reaching the services through the one admission of API keys (with its rate
+ * limits) and the one request context.
+ */
+function endpoints(config: Config, logger: Logger, services: Services, rateLimit: RateLimit, metrics: Metrics, now?: () => Date) {
+  const schema = getSchema();
+  const router = createRouter(now);
+  const eventStreams = new EventStreams();
+  const deps = {
+    config,
+    logger,
+    schema,
+    router,
+    idempotency: services.idempotency,
+    contextFor: contextFor(services, createAdmit(services.apiKeys, rateLimit, config.trustProxyHops)),
+  };
+  const yoga = createGraphQL(config, logger, (name, type, seconds) => metrics.observeOperation(name, type, seconds));
+  return {
+    graphql: createGraphQLEndpoint({ ...deps, yoga, eventStreams }),
+    rest: createRestDispatch(deps),
+    mcp: createMcpEndpoint(deps),
+    apiDocs: createApiDocs(router, config),
+    eventStreams,
   };
 }

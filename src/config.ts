@@ -82,6 +82,7 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   WEBHOOK_DISABLE_AFTER_SECONDS: int(1).default(5 * 24 * 3600),
 
+  HISTORY_RETENTION_DAYS: int(0, 36_500).default(30),
   READINESS_TIMEOUT_MS: int(1, 60_000).default(2_000),
   METRICS_TOKEN: z.string().min(1).optional(),
   CORS_ORIGINS: origins.optional(),
@@ -161,6 +162,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   webhooks: WebhookSettings;
   /** How long each /readyz check may take before it counts as failed. */
+  /** How long the history of a deleted memory is kept. */
+  historyRetentionDays: number;
   readinessTimeoutMs: number;
   /** When set, /metrics wants it as a Bearer token; when not, /metrics is open to whoever reaches the port. */
   metricsToken: string | undefined;
@@ -237,6 +240,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
     },
+    historyRetentionDays: e.HISTORY_RETENTION_DAYS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS ?? [],

@@ -1,5 +1,3 @@
-import { GraphQLError } from "graphql";
-
 /** The one table of error codes, shared by GraphQL (`extensions.code`) and REST (the error body). */
 export const errorStatus = {
   VALIDATION_ERROR: 400,
@@ -25,32 +23,31 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 export interface AppErrorOptions {
   /** The input field at fault, in GraphQL's camelCase path form (e.g. `tags[2]`). */
   field?: string;
+  /** Response headers the answer must carry (Allow, Retry-After, …), whatever the protocol. */
   headers?: Record<string, string>;
+  cause?: unknown;
 }
 
 /**
- * A failure the client can act on. It is a GraphQLError so that Yoga shows it unmasked, with the code in
- * `extensions.code` and the HTTP status in `extensions.http` (which sets the status of a lone error).
+ * A failure the client can act on, known by its code. It knows no protocol: graphql/errors.ts and
+ * rest/errors.ts each turn it into their answer.
  */
-export class AppError extends GraphQLError {
+export class AppError extends Error {
   readonly code: ErrorCode;
   readonly field: string | undefined;
-  /** The message without the field name, so that each protocol can name the field its own way. */
-  readonly reason: string;
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
   constructor(code: ErrorCode, reason: string, options: AppErrorOptions = {}) {
-    const message = options.field ? `${options.field} ${reason}` : reason;
-    super(message, {
-      extensions: {
-        code,
-        ...(options.field ? { field: options.field } : {}),
-        http: { status: errorStatus[code], ...(options.headers ? { headers: options.headers } : {}) },
-      },
-    });
+    super(options.field ? `${options.field} ${reason}` : reason, "cause" in options ? { cause: options.cause } : undefined);
     this.name = "AppError";
     this.code = code;
     this.field = options.field;
-    this.reason = reason;
+    this.headers = options.headers;
+  }
+
+  /** The HTTP status of the code, for the protocols that answer over HTTP. */
+  get status(): number {
+    return errorStatus[this.code];
   }
 }
 
@@ -61,10 +58,6 @@ export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not
 export const unauthorized = (reason = "Missing or invalid API key") => new AppError("UNAUTHORIZED", reason);
 
 /** An unexpected failure: the client sees only "Internal server error"; the cause goes to the log. */
-export function internalError(cause: unknown): AppError {
-  const error = new AppError("INTERNAL", "Internal server error");
-  error.cause = cause;
-  return error;
-}
+export const internalError = (cause: unknown): AppError => new AppError("INTERNAL", "Internal server error", { cause });
 
 export const asAppError = (error: unknown): AppError => (error instanceof AppError ? error : internalError(error));

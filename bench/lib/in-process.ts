@@ -1,5 +1,5 @@
 import { createApp, type App } from "../../src/app.ts";
-import type { Principal } from "../../src/auth/principal.ts";
+import type { Principal } from "../../src/domain/principal.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 

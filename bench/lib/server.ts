@@ -22,6 +22,10 @@ export interface BenchServerOptions {
    * process, or in a second server); the caller removes it with `removeDataDir`.
    */
   keepData?: boolean;
+  /** This PGlite directory instead of a fresh one: kept, since the caller brought it. */
+  dataDir?: string;
+  /** The user the bench key is made for: the same one again to reach what an earlier run stored in `dataDir`. */
+  user?: string;
   /** The TypeScript sources through tsx (the default), or the build `npm start` runs. */
   entry?: ServerEntry;
 }
@@ -40,11 +44,13 @@ export function removeDataDir(dir: string): void {
  * PGlite data directory, or on DATABASE_URL when that is set. `env` adds settings.
  */
 export async function startBenchServer(env: Record<string, string> = {}, options: BenchServerOptions = {}): Promise<BenchServer> {
-  const dir = newDataDir();
+  const dir = options.dataDir ?? newDataDir();
+  const keep = options.keepData || options.dataDir !== undefined;
   const database: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : { DATA_DIR: dir };
   const settings = { LOG_LEVEL: "warn", RATE_LIMIT_MAX: "100000000", ...database, ...env };
   try {
-    const created = await npmRun("keys", ["create", "--user", `bench-${Date.now()}@example.com`, "--name", "bench", "--json"], settings);
+    const user = options.user ?? `bench-${Date.now()}@example.com`;
+    const created = await npmRun("keys", ["create", "--user", user, "--name", "bench", "--json"], settings);
     if (created.code !== 0) throw new Error(`could not create a key: ${created.stderr}`);
     const server = await startServerProcess(settings, options.entry);
     return {
@@ -57,11 +63,11 @@ export async function startBenchServer(env: Record<string, string> = {}, options
       async stop() {
         server.child.kill("SIGTERM");
         await server.exited;
-        if (!options.keepData) removeDataDir(dir);
+        if (!keep) removeDataDir(dir);
       },
     };
   } catch (error) {
-    removeDataDir(dir);
+    if (!keep) removeDataDir(dir);
     throw error;
   }
 }

@@ -1,12 +1,12 @@
 import { gql, whenUnauthorized } from "./api.ts";
 import { h, show } from "./dom.ts";
 import { Notices, parseRoute, routeHash, type PageContext, type RouteName } from "./page.ts";
-import { renderKeys } from "./pages/keys.ts";
-import { renderMemories } from "./pages/memories.ts";
+import { renderKeys } from "./pages/key-list.ts";
+import { renderMemories } from "./pages/memory-list.ts";
 import { renderMemory } from "./pages/memory.ts";
 import { renderSearch } from "./pages/search.ts";
 import { renderSignIn, type SignInNotice } from "./pages/signin.ts";
-import { renderThreads } from "./pages/threads.ts";
+import { renderThreads } from "./pages/thread-list.ts";
 import { ME, type User } from "./queries.ts";
 import { clearKey, storedKey } from "./session.ts";
 

@@ -1,5 +1,5 @@
 import { describeError } from "./api.ts";
-import { h, show } from "./dom.ts";
+import { busy, h, show } from "./dom.ts";
 
 export type RouteName = "keys" | "memories" | "memory" | "search" | "threads";
 
@@ -47,6 +47,25 @@ export class Notices {
   private closer(): HTMLButtonElement {
     return h("button", { type: "button", class: "close", "aria-label": "Dismiss", onclick: () => this.clear() }, "×");
   }
+}
+
+/** Runs what a button does with the button disabled (see busy); a failure is shown as `failure: <why>`. */
+export async function act(button: HTMLButtonElement, notices: Notices, failure: string, task: () => Promise<void>): Promise<void> {
+  await busy(button, async () => {
+    try {
+      await task();
+    } catch (error) {
+      notices.error(error, failure);
+    }
+  });
+}
+
+/** A form's submit handler: the page stays put, and the submit `button` runs `task` as `act` does. */
+export function submitting(button: HTMLButtonElement, notices: Notices, failure: string, task: () => Promise<void>) {
+  return (event: Event): void => {
+    event.preventDefault();
+    void act(button, notices, failure, task);
+  };
 }
 
 export interface PageContext {

@@ -13,6 +13,8 @@ export interface Subscription<T = any> {
   receivedAt: number[];
   /** Resolves with the n-th payload (from 0) once it has come; rejects after `timeoutMs`. */
   nth(n: number, timeoutMs?: number): Promise<SubscriptionResult<T>>;
+  /** Resolves once the stream has ended: closed here, or by the server. */
+  ended: Promise<void>;
   close(): void;
 }
 
@@ -42,6 +44,8 @@ export async function subscribe<T = any>(
   const received: SubscriptionResult<T>[] = [];
   const receivedAt: number[] = [];
   let changed: () => void = () => {};
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
   const subscription: Subscription<T> = {
     status: response.status,
     received,
@@ -61,10 +65,12 @@ export async function subscribe<T = any>(
       }
       return received[n]!;
     },
+    ended,
     close: () => abort.abort(),
   };
   if (!response.headers.get("content-type")?.startsWith("text/event-stream") || !response.body) {
     received.push(JSON.parse(await response.text()) as SubscriptionResult<T>);
+    end();
     return subscription;
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -87,6 +93,9 @@ export async function subscribe<T = any>(
       }
     }
   };
-  pump(first).catch(() => {}); // ends with an abort, or when the server ends the stream
+  // ends with an abort, or when the server ends the stream
+  pump(first)
+    .catch(() => {})
+    .finally(end);
   return subscription;
 }

@@ -6,8 +6,8 @@ import { loadConfig, type Config } from "../config.ts";
 import { NoServerError, remoteKeyAdmin } from "../control/client.ts";
 import { openDatabase } from "../db/open.ts";
 import { keyAdmin, type KeyAdmin, type KeyRecord } from "../domain/key-admin.ts";
-import { ApiKeyService } from "../domain/api-keys.ts";
-import { UserService } from "../domain/users.ts";
+import { ApiKeyService } from "../domain/api-key.ts";
+import { UserService } from "../domain/user.ts";
 import { runCli, UsageError } from "./run.ts";
 
 const USAGE = `usage:

@@ -4,6 +4,7 @@ import { NoServerError, remoteReindex } from "../control/client.ts";
 import { openDatabase } from "../db/open.ts";
 import type { RebuildProgress } from "../domain/indexer.ts";
 import { openServices } from "../domain/services.ts";
+import { webhookBody } from "../rest/webhook-body.ts";
 import { createLogger } from "../logger.ts";
 import { runCli, UsageError } from "./run.ts";
 
@@ -40,7 +41,7 @@ async function rebuild(config: Config, onProgress: (progress: RebuildProgress) =
   const logger = createLogger("warn");
   const db = await openDatabase(config, logger);
   try {
-    const services = await openServices(db, config, logger);
+    const services = await openServices(db, config, logger, webhookBody);
     try {
       return { where: services.index.kind, ...(await services.indexer.rebuild(onProgress)) };
     } finally {

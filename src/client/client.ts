@@ -1,7 +1,7 @@
 import { MemoryServiceError } from "./errors.ts";
 import type { MemoryClientHooks } from "./hooks.ts";
-import { Memories } from "./memories.ts";
-import { Threads } from "./threads.ts";
+import { Memories } from "./memory.ts";
+import { Threads } from "./thread.ts";
 import { Transport, type FetchFunction } from "./transport.ts";
 
 export interface MemoryClientOptions {

@@ -17,8 +17,8 @@ export type {
   ResponseEvent,
   RetryEvent,
 } from "./hooks.ts";
-export type { Memories } from "./memories.ts";
-export type { Page, PageRequest } from "./pages.ts";
-export type { Threads } from "./threads.ts";
+export type { Memories } from "./memory.ts";
+export type { Page, PageRequest } from "./page.ts";
+export type { Threads } from "./thread.ts";
 export type { FetchFunction } from "./transport.ts";
 export type * from "./types.ts";

@@ -80,19 +80,23 @@ export interface SearchParams {
   to_date?: string | Date;
 }
 
-export interface SearchResult {
+/** What a search or a recall result shows of the memory it found. */
+interface FoundMemory {
   id: string;
   content: MemoryContent;
   type: string | null;
-  /** The relevance as the route sends it. */
-  score: number;
-  /** The same value as `score`, under the name the client library documents. */
-  relevance_score: number;
   tags?: string[];
   metadata?: JsonObject;
   thread_id?: string | null;
   created_at?: string;
   updated_at?: string;
+}
+
+export interface SearchResult extends FoundMemory {
+  /** The relevance as the route sends it. */
+  score: number;
+  /** The same value as `score`, under the name the client library documents. */
+  relevance_score: number;
 }
 
 export interface SearchResponse {
@@ -107,18 +111,10 @@ export interface RecallParams {
   thread_id?: string;
 }
 
-export interface RecallResult {
-  id: string;
-  content: MemoryContent;
-  type: string | null;
+export interface RecallResult extends FoundMemory {
   relevance: number;
   /** The same value as `relevance`, so that search and recall results read alike. */
   relevance_score: number;
-  tags?: string[];
-  metadata?: JsonObject;
-  thread_id?: string | null;
-  created_at?: string;
-  updated_at?: string;
 }
 
 export interface RecallResponse {

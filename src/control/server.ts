@@ -3,8 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { AppError, asAppError } from "../errors.ts";
 import type { RebuildProgress } from "../domain/indexer.ts";
 import type { KeyAdmin } from "../domain/key-admin.ts";
-import { parseJsonBody, readBody } from "../http/body.ts";
-import { sendError, sendJson } from "../http/respond.ts";
+import { restErrorReply } from "../rest/errors.ts";
+import { parseJsonBody, readBody } from "../transport/body.ts";
+import { send, sendJson } from "../transport/reply.ts";
 import type { Logger } from "../logger.ts";
 import { controlSocketPath } from "./socket-path.ts";
 
@@ -42,7 +43,7 @@ export async function startControlServer(dataDir: string, commands: ControlComma
       (error: unknown) => {
         const appError = asAppError(error);
         if (appError.code === "INTERNAL") logger.error({ err: error }, "control command failed");
-        sendError(res, appError);
+        send(res, restErrorReply(appError));
       },
     );
   });

@@ -1,7 +1,12 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import type { StatementCounter } from "./counting-adapter.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
+
+/**
+ * Wraps the driver adapter a PrismaClient is built on: a seam for the tests, which count the statements sent
+ * through it (test/support/statement-counter.ts).
+ */
+export type PrismaAdapterWrapper = <F extends { connect(): Promise<object> }>(factory: F) => F;
 
 /** Raw SQL, for what Prisma's query builder does not express (vector search, full-text ranking, migrations). */
 export interface Sql {
@@ -24,8 +29,6 @@ export interface Database {
    */
   singleWriter: boolean;
   prisma: PrismaClient;
-  /** How many statements Prisma has sent so far. */
-  prismaStatements: StatementCounter;
   sql: Sql;
   close(): Promise<void>;
 }

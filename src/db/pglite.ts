@@ -1,11 +1,10 @@
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import { countStatements } from "./counting-adapter.ts";
 import { openDataDir } from "./data-dir.ts";
-import type { Database, Sql } from "./database.ts";
+import type { Database, PrismaAdapterWrapper, Sql } from "./database.ts";
+import { databaseOf } from "./prisma-database.ts";
 import { migrate } from "./migrate.ts";
 import { OwnerOnlyNodeFS } from "./owner-only-node-fs.ts";
 import { emptyTemplateDir, seedDataDir, templateArchive, writeTemplateArchive } from "./pglite-template.ts";
@@ -51,6 +50,7 @@ function sqlOf(client: Queryable & Partial<Pick<PGlite, "transaction">>): Sql {
 export interface PGliteOptions {
   /** shared_buffers, in MB. */
   sharedBuffersMb?: number;
+  wrapAdapter?: PrismaAdapterWrapper;
 }
 
 /**
@@ -80,20 +80,16 @@ export async function openPGlite(dataDir: string, logger?: Logger, options: PGli
     });
     const sql = sqlOf(pglite);
     await migrate(sql, logger);
-    const prismaStatements = { count: 0 };
-    const prisma = new PrismaClient({ adapter: countStatements(new PrismaPGlite(pglite), prismaStatements) });
-    return {
-      kind: "pglite",
-      singleWriter: true,
-      prisma,
-      prismaStatements,
+    return databaseOf(
+      "pglite",
       sql,
-      async close() {
-        await prisma.$disconnect();
+      new PrismaPGlite(pglite),
+      async () => {
         await pglite.close();
         lock?.release();
       },
-    };
+      options.wrapAdapter,
+    );
   } catch (error) {
     lock?.release();
     throw error;

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import { PGVECTOR_SESSION_SETTINGS } from "../vectors/pgvector.ts";
-import { countStatements } from "./counting-adapter.ts";
-import type { Database, Sql } from "./database.ts";
+import type { Database, PrismaAdapterWrapper, Sql } from "./database.ts";
+import { PGVECTOR_SESSION_SETTINGS } from "./pgvector-settings.ts";
+import { databaseOf } from "./prisma-database.ts";
 import { migrate } from "./migrate.ts";
 
 function clientSql(client: pg.PoolClient): Sql {
@@ -57,7 +56,12 @@ async function retryingTransaction<T>(pool: pg.Pool, work: (sql: Sql) => Promise
   }
 }
 
-export async function openPostgres(url: string, poolSize: number, logger?: Logger): Promise<Database> {
+export async function openPostgres(
+  url: string,
+  poolSize: number,
+  logger?: Logger,
+  wrapAdapter: PrismaAdapterWrapper = (adapter) => adapter,
+): Promise<Database> {
   const options = Object.entries(PGVECTOR_SESSION_SETTINGS)
     .map(([name, value]) => `-c ${name}=${value}`)
     .join(" ");
@@ -81,17 +85,5 @@ export async function openPostgres(url: string, poolSize: number, logger?: Logge
     },
     transaction: (work) => retryingTransaction(pool, work),
   };
-  const prismaStatements = { count: 0 };
-  const prisma = new PrismaClient({ adapter: countStatements(new PrismaPg(pool), prismaStatements) });
-  return {
-    kind: "postgres",
-    singleWriter: false,
-    prisma,
-    prismaStatements,
-    sql,
-    async close() {
-      await prisma.$disconnect();
-      await pool.end();
-    },
-  };
+  return databaseOf("postgres", sql, new PrismaPg(pool), () => pool.end(), wrapAdapter);
 }

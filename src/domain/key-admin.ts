@@ -1,5 +1,5 @@
 import { AppError } from "../errors.ts";
-import type { ApiKey } from "./api-keys.ts";
+import type { ApiKey } from "./api-key.ts";
 import type { Services } from "./services.ts";
 
 /** A key as the operator sees it (never the key itself). */

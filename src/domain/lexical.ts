@@ -1,14 +1,14 @@
 import type { Database, Sql } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import { tokenize } from "../text/tokenize.ts";
-import { idf, type CorpusStats, type TermStats } from "./term-stats.ts";
+import { idf, type CorpusStats } from "./term-stats.ts";
 
 /** Bump when `tokenize` changes: memories whose terms an older version made get theirs made again. */
 export const LEXICAL_VERSION = 1;
 
 // BM25 with k1 = 0.9 and b = 0 (no length normalisation: the vector side already favours focused memories),
 // tuned on the LoCoMo development split together with the fusion in recall.ts
-const K1 = 0.9;
+export const K1 = 0.9;
 const MAX_TF = 32_767; // smallint
 const BACKFILL_BATCH = 500;
 
@@ -89,55 +89,49 @@ const FEEDBACK_TERMS = 10;
 const FEEDBACK_WEIGHT = 0.3;
 const CONTEXT_WEIGHT = 0.5;
 const CONTEXT_FROM = 200;
-const SCORED = 1_000;
+/** How many memories a BM25 pass keeps. */
+export const SCORED = 1_000;
 
-type Scores = Map<string, number>;
+export type Scores = Map<string, number>;
 
-const IDF = "ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))";
-// MATERIALIZED: inlined, PostgreSQL would count the user's memories again for every posting it joins
-const STATS = `n AS MATERIALIZED (SELECT count(*)::float8 AS n FROM memories WHERE user_id = $1::uuid),
-  df AS MATERIALIZED (SELECT t.term, count(*)::float8 AS df FROM memory_terms t JOIN q USING (term)
-                       WHERE t.user_id = $1::uuid GROUP BY t.term)`;
+/** A term of a BM25 pass and its weight, idf included. */
+export interface WeightedTerm {
+  term: string;
+  weight: number;
+}
 
 /**
- * BM25 of the user's memories (the live ones of one thread, when given; see below for archived ones) for weighted terms: Σ weight·idf(t)·tf·(k1 + 1)/
- * (tf + k1), with N and df (counted over all of the user's memories) from `stats`.
+ * One user's terms as recall's BM25 reads them: SQL over memory_terms (sql-terms.ts), or a copy kept in this
+ * process for the embedded database (term-index.ts). Both answer alike, so that recall ranks the same either way.
  */
-async function bm25(db: Database, userId: string, weights: Scores, stats: CorpusStats, threadId?: string): Promise<Scores> {
-  // a term no memory holds scores nothing: left out of the statement
-  const terms = [...weights.keys()].filter((term) => (stats.df.get(term) ?? 0) > 0);
-  if (terms.length === 0) return new Map();
-  const params: unknown[] = [userId, terms, terms.map((term) => weights.get(term)! * idf(stats, term)), K1, SCORED];
-  const scored = `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight)),
-          scored AS (
-            SELECT t.memory_id, sum(q.weight * t.tf * ($4::float8 + 1) / (t.tf + $4::float8)) AS score
-              FROM memory_terms t JOIN q USING (term)
-             WHERE t.user_id = $1::uuid
-             GROUP BY t.memory_id)`;
-  // over all memories, archived ones (few) are left to the caller, which reads the memories it keeps and drops
-  // them then: looking each scored memory up here cost a third of a recall; within a thread every match must be
-  // looked up, as most of the best lie in other threads
-  const rows = await db.sql.query<{ id: string; score: number }>(
-    threadId === undefined
-      ? `${scored} SELECT memory_id AS id, score FROM scored ORDER BY score DESC LIMIT $5`
-      : `${scored} SELECT s.memory_id AS id, s.score FROM scored s JOIN memories m ON m.id = s.memory_id
-          WHERE NOT m.is_archived AND m.thread_id = $${params.push(threadId)}::uuid ORDER BY s.score DESC LIMIT $5`,
-    params,
-  );
-  return new Map(rows.map((row) => [row.id, Number(row.score)]));
+export interface TermSource {
+  /** N and df over all of the user's memories, archived ones too. */
+  stats(terms: readonly string[]): Promise<CorpusStats>;
+  /**
+   * Σ weight·tf·(k1 + 1)/(tf + k1) of the best SCORED memories: within a thread, its live ones; else all, archived
+   * ones too (left to the caller, which reads the memories it keeps and drops them then).
+   */
+  bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores>;
+  /** Σ tf of each term of these memories (the live ones), leaving out `known`. */
+  termCounts(ids: readonly string[], known: readonly string[]): Promise<{ term: string; tf: number }[]>;
+  /** For each of these memories that is live and in a thread, the next live memory (by id) of its thread. */
+  nextInThread(ids: readonly string[]): Promise<{ from: string; to: string }[]>;
+}
+
+/** One pass of BM25 for terms weighted 1 (the query's) or FEEDBACK_WEIGHT; a term no memory holds scores nothing. */
+async function bm25(source: TermSource, weights: Scores, threadId?: string): Promise<Scores> {
+  const stats = await source.stats([...weights.keys()]);
+  const terms = [...weights]
+    .filter(([term]) => (stats.df.get(term) ?? 0) > 0)
+    .map(([term, weight]) => ({ term, weight: weight * idf(stats, term) }));
+  return terms.length ? source.bm25(terms, threadId) : new Map();
 }
 
 /** The most telling terms (Σ tf·idf) of some memories, leaving out `known`. */
-async function feedbackTerms(db: Database, stats: TermStats, userId: string, ids: string[], known: string[]): Promise<string[]> {
-  // by memory alone (the ids are the user's, from bm25): with the user in the condition the planner may walk the
-  // user's every posting along the primary key instead of these few memories' terms
-  const rows = await db.sql.query<{ term: string; tf: number }>(
-    `SELECT term, sum(tf)::int AS tf FROM memory_terms t JOIN memories m ON m.id = t.memory_id
-      WHERE t.memory_id = ANY($1::uuid[]) AND NOT m.is_archived AND NOT term = ANY($2::text[]) GROUP BY term`,
-    [ids, known],
-  );
-  const corpus = await stats.of(userId, rows.map((row) => row.term));
-  return rows
+async function feedbackTerms(source: TermSource, ids: string[], known: string[]): Promise<string[]> {
+  const counts = await source.termCounts(ids, known);
+  const corpus = await source.stats(counts.map((row) => row.term));
+  return counts
     .map((row) => ({ term: row.term, weight: row.tf * idf(corpus, row.term) }))
     .sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1))
     .slice(0, FEEDBACK_TERMS)
@@ -145,19 +139,11 @@ async function feedbackTerms(db: Database, stats: TermStats, userId: string, ids
 }
 
 /** Gives the next live memory of the same thread a share of each of these memories' scores. */
-async function withThreadContext(db: Database, scores: Scores): Promise<Scores> {
+async function withThreadContext(source: TermSource, scores: Scores): Promise<Scores> {
   const from = top(scores, CONTEXT_FROM);
   if (from.length === 0) return scores;
-  const pairs = await db.sql.query<{ from_id: string; to_id: string }>(
-    `SELECT m.id AS from_id, nxt.id AS to_id FROM memories m
-       CROSS JOIN LATERAL (SELECT n.id FROM memories n
-                            WHERE n.thread_id = m.thread_id AND n.id > m.id AND NOT n.is_archived
-                            ORDER BY n.id LIMIT 1) nxt
-      WHERE m.id = ANY($1::uuid[]) AND m.thread_id IS NOT NULL AND NOT m.is_archived`,
-    [from],
-  );
   const result = new Map(scores);
-  for (const { from_id, to_id } of pairs) result.set(to_id, (result.get(to_id) ?? 0) + CONTEXT_WEIGHT * scores.get(from_id)!);
+  for (const { from: id, to } of await source.nextInThread(from)) result.set(to, (result.get(to) ?? 0) + CONTEXT_WEIGHT * scores.get(id)!);
   return result;
 }
 
@@ -182,29 +168,22 @@ export function averageRanks(scores: Scores, limit: number): LexicalHit[] {
  * Lexical search for recall: BM25, widened by pseudo-relevance feedback, with thread context; the best
  * `limit` of the user's live memories (of one thread, when given).
  */
-export async function searchLexical(
-  db: Database,
-  stats: TermStats,
-  userId: string,
-  query: string,
-  limit: number,
-  threadId?: string,
-): Promise<LexicalHit[]> {
+export async function searchLexical(source: TermSource, query: string, limit: number, threadId?: string): Promise<LexicalHit[]> {
   const terms = [...new Set(tokenize(query))];
-  const first = await bm25(db, userId, new Map(terms.map((term) => [term, 1])), await stats.of(userId, terms), threadId);
+  const first = await bm25(source, new Map(terms.map((term) => [term, 1])), threadId);
   if (first.size === 0) return [];
-  const feedback = await feedbackTerms(db, stats, userId, top(first, FEEDBACK_DOCS), terms);
-  const expanded = await bm25(
-    db,
-    userId,
-    new Map(feedback.map((term) => [term, FEEDBACK_WEIGHT])),
-    await stats.of(userId, feedback),
-    threadId,
-  );
+  const feedback = await feedbackTerms(source, top(first, FEEDBACK_DOCS), terms);
+  const expanded = await bm25(source, new Map(feedback.map((term) => [term, FEEDBACK_WEIGHT])), threadId);
   const scores = new Map(first);
   for (const [id, score] of expanded) scores.set(id, (scores.get(id) ?? 0) + score);
-  return averageRanks(await withThreadContext(db, scores), limit);
+  return averageRanks(await withThreadContext(source, scores), limit);
 }
+
+const IDF = "ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))";
+// MATERIALIZED: inlined, PostgreSQL would count the user's memories again for every posting it joins
+const STATS = `n AS MATERIALIZED (SELECT count(*)::float8 AS n FROM memories WHERE user_id = $1::uuid),
+  df AS MATERIALIZED (SELECT t.term, count(*)::float8 AS df FROM memory_terms t JOIN q USING (term)
+                       WHERE t.user_id = $1::uuid GROUP BY t.term)`;
 
 export interface WordMatches {
   hits: { id: string; score: number }[];

@@ -8,12 +8,19 @@ const MAX_ENTRIES = 10_000;
 export class ListTotals {
   private readonly generations = new Map<string, number>();
   private readonly totals = new Map<string, { generation: number; total: number }>();
+  private readonly watchers: ((userId: string, memoryIds: readonly string[]) => void)[] = [];
 
   constructor(private readonly enabled: boolean) {}
 
-  /** Call after any write that may change which of `userId`'s memories a list matches. */
-  changed(userId: string): void {
+  /** Call after any write to `userId`'s memories has committed, with the memories it created, changed or deleted. */
+  changed(userId: string, memoryIds: readonly string[]): void {
     this.generations.set(userId, this.generation(userId) + 1);
+    for (const watcher of this.watchers) watcher(userId, memoryIds);
+  }
+
+  /** Tells `watcher` of every write `changed` hears of: other copies of a user's memories keep in step by it. */
+  watch(watcher: (userId: string, memoryIds: readonly string[]) => void): void {
+    this.watchers.push(watcher);
   }
 
   /** Counts this process' writes to the user's memories: what was counted at another generation is stale. */

@@ -12,6 +12,8 @@ export interface NewMemory extends MemoryValues {
   embedder: string | null;
   workspaceId?: string | null;
   legacyUserId?: string | null;
+  /** The API key making the change, for the memory's history (none for rows written outside the API). */
+  writtenByKey?: string | null;
 }
 
 /** Every column but the embedding, named as Prisma names them. */
@@ -68,18 +70,19 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
     workspace_id: m.workspaceId ?? null,
     legacy_user_id: m.legacyUserId ?? null,
     embedder: m.embedder,
+    written_by_key: m.writtenByKey ?? null,
   }));
   const inserted = await db.sql.query<Omit<Memory, "embedding"> & { taskId: string | bigint }>(
     `WITH x AS (
        SELECT r.*, ${unpackSql("$2::bytea", "r.at", "r.len")} AS embedding
          FROM jsonb_to_recordset($1::jsonb) AS r(n bigint, at int, len int, id uuid, user_id uuid, content text,
                 data jsonb, type text, tags text[], metadata jsonb, thread_id uuid, is_archived boolean,
-                workspace_id text, legacy_user_id text, embedder text)),
+                workspace_id text, legacy_user_id text, embedder text, written_by_key uuid)),
      m AS (
        INSERT INTO memories (id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
-                             legacy_user_id, embedding, embedder, lexical_version, created_at, updated_at)
+                             legacy_user_id, embedding, embedder, written_by_key, lexical_version, created_at, updated_at)
        SELECT id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
-              legacy_user_id, embedding, embedder, $6, now(), now()
+              legacy_user_id, embedding, embedder, written_by_key, $6, now(), now()
          FROM x WHERE thread_id IS NULL OR ${ownThreadSql("x.thread_id", "x.user_id")} ORDER BY n
        RETURNING ${MEMORY_COLUMNS}),
      t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m RETURNING id, memory_id),
@@ -102,6 +105,7 @@ export interface MemoryChanges extends Partial<MemoryValues> {
   embedding?: Uint8Array | null;
   embedder?: string | null;
   lexicalVersion?: number;
+  writtenByKey?: string;
 }
 
 const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?: boolean]> = {
@@ -115,9 +119,13 @@ const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?:
   embedding: ["embedding", "bytea"],
   embedder: ["embedder", "text"],
   lexicalVersion: ["lexical_version", "smallint"],
+  writtenByKey: ["written_by_key", "uuid"],
 };
 
-/** Sets the changed columns of one memory (and updated_at), inside the caller's transaction. */
+/**
+ * Sets the changed columns of one memory (and updated_at), inside the caller's transaction. A change the API
+ * shows names its key (writtenByKey), which the memory's history records.
+ */
 export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<void> {
   const params: unknown[] = [id];
   const sets = ["updated_at = now()"];
@@ -129,3 +137,9 @@ export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges
   }
   await sql.query(`UPDATE memories SET ${sets.join(", ")} WHERE id = $1::uuid`, params);
 }
+
+/**
+ * SQL that names the API key deleting memories in the statement it is part of, for their history (a deleted
+ * row has no column to carry it): a transaction-local setting the delete trigger reads. `key` is a parameter.
+ */
+export const deletingKeySql = (key: string) => `(SELECT set_config('memory_service.key_id', ${key}::text, true)) IS NOT NULL`;

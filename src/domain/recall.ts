@@ -1,13 +1,16 @@
-import type { Principal } from "../auth/principal.ts";
+import type { Principal } from "./principal.ts";
 import type { Database } from "../db/database.ts";
 import { invalid } from "../errors.ts";
 import { tokenize } from "../text/tokenize.ts";
 import { isUuid } from "./ids.ts";
 import { reciprocalRankFusion, RRF_DEPTH } from "./fusion.ts";
-import { searchLexical } from "./lexical.ts";
-import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
+import { searchLexical, type TermSource } from "./lexical.ts";
+import { selecting, type Memory, type MemoryQuery } from "./memory.ts";
 import { checkPage } from "./paging.ts";
-import type { SearchService } from "./search.ts";
+import type { SearchFilter, SearchService } from "./search.ts";
+import type { VectorFilter } from "../vectors/vector-index.ts";
+import { SqlTerms } from "./sql-terms.ts";
+import type { TermIndex } from "./term-index.ts";
 import type { TermStats } from "./term-stats.ts";
 
 /** Which way recall answered: documented in the README ("Recall"). */
@@ -60,6 +63,8 @@ export class RecallService {
     private readonly db: Database,
     private readonly search: SearchService,
     private readonly stats: TermStats,
+    /** the embedded database's copy of users' terms (term-index.ts); else, and meanwhile, BM25 runs in SQL */
+    private readonly terms?: TermIndex,
   ) {}
 
   async recall(
@@ -68,26 +73,29 @@ export class RecallService {
     limit: number | null | undefined,
     threadId: string | null | undefined,
     memoryQuery: MemoryQuery = {},
+    filter: SearchFilter = {},
   ): Promise<RecallOutcome> {
     const text = this.search.checkQuery(query);
     const page = checkPage(limit, 0, DEFAULT_RECALL_LIMIT);
     if (threadId != null && !isUuid(threadId)) throw invalid("threadId", "must be a thread id");
     const thread = threadId ?? undefined;
+    const scope = this.search.vectorFilter(principal, filter, thread);
+    // a filter narrows the hybrid ranking; the profile path answers from all of the user's preferences
+    const filtered = Object.keys(scope).length > (thread ? 2 : 1);
 
-    if (isProfileQuestion(text)) {
+    if (!filtered && isProfileQuestion(text)) {
       const profile = await this.profile(principal, text, page.limit, thread, memoryQuery);
       if (profile.length) return { results: profile, queryType: "profile" };
     }
-    const { hits, lexical } = await this.hybrid(principal, text, thread);
-    const results = await this.load(principal, hits, page.limit, thread, memoryQuery);
+    const { hits, lexical } = await this.hybrid(principal, text, thread, scope);
+    const results = await this.load(hits, page.limit, scope, filtered, memoryQuery);
     const queryType: RecallPath = thread ? "thread" : lexical ? "hybrid" : "semantic";
     return { results, queryType };
   }
 
-  private async hybrid(principal: Principal, text: string, threadId: string | undefined) {
-    const filter = this.search.vectorFilter(principal, {}, threadId);
+  private async hybrid(principal: Principal, text: string, threadId: string | undefined, filter = this.search.vectorFilter(principal, {}, threadId)) {
     const [lexical, vector] = await Promise.all([
-      searchLexical(this.db, this.stats, principal.userId, text, RRF_DEPTH, threadId),
+      this.termsOf(principal.userId).then((source) => searchLexical(source, text, RRF_DEPTH, threadId)),
       this.search.embedQuery(text).then((embedding) => this.search.nearest(embedding, filter, RRF_DEPTH)),
     ]);
     const hits = reciprocalRankFusion([
@@ -95,6 +103,10 @@ export class RecallService {
       { weight: VECTOR_WEIGHT, hits: vector.map((hit, i) => ({ id: hit.id, rank: i + 1 })) },
     ]);
     return { hits, lexical: lexical.length > 0 };
+  }
+
+  private async termsOf(userId: string): Promise<TermSource> {
+    return (await this.terms?.of(userId)) ?? new SqlTerms(this.db, this.stats, userId);
   }
 
   /**
@@ -136,15 +148,18 @@ export class RecallService {
     ];
   }
 
+  /**
+   * The hits' rows, checked against the filter again (the index may hold a memory changed since). Lexical hits
+   * are not filtered before: with a filter, every hit is read, as many may fall outside it.
+   */
   private async load(
-    principal: Principal,
     hits: { id: string; relevance: number }[],
     limit: number,
-    threadId: string | undefined,
+    filter: VectorFilter,
+    filtered: boolean,
     memoryQuery: MemoryQuery,
   ): Promise<RecalledMemory[]> {
-    const filter = this.search.vectorFilter(principal, {}, threadId);
-    const wanted = hits.slice(0, limit + 10);
+    const wanted = filtered ? hits : hits.slice(0, limit + 10);
     const live = await this.search.live(filter, wanted.map((hit) => hit.id), memoryQuery);
     return wanted
       .filter((hit) => live.has(hit.id))

@@ -1,15 +1,17 @@
-import type { Principal } from "../auth/principal.ts";
+import type { Principal } from "./principal.ts";
 import type { Limits } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { bytesToVector, cosine } from "../vectors/codec.ts";
+import { ExactIndex } from "../vectors/exact.ts";
 import { filterConditions } from "../vectors/sql-filter.ts";
-import type { VectorFilter, VectorHit, VectorIndex } from "../vectors/vector-index.ts";
+import { checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
+import { VectorIndexUnavailable, type VectorFilter, type VectorHit, type VectorIndex } from "../vectors/vector-index.ts";
 import { blendScores } from "./fusion.ts";
 import { searchWords } from "./lexical.ts";
-import { selecting, type Memory, type MemoryQuery } from "./memories.ts";
+import { selecting, type Memory, type MemoryQuery } from "./memory.ts";
 import { checkContentText, checkTags, checkType } from "./memory-input.ts";
 import { MEMORY_COLUMNS } from "./memory-rows.ts";
 import { checkPage } from "./paging.ts";
@@ -21,7 +23,7 @@ const DEPTH = 100;
 // as BM25's list is not filtered by type, tags or date before the rows are
 const SLACK = 10;
 
-export interface SearchFilter {
+export interface SearchFilter extends Pick<MemoryFilterInput, "and" | "or" | "not" | "metadata"> {
   type?: string | null;
   tags?: readonly string[] | null;
   fromDate?: Date | null;
@@ -40,12 +42,17 @@ export interface ScoredMemory {
  * yet is found by its words.
  */
 export class SearchService {
+  private readonly matchingIndex: ExactIndex;
+
   constructor(
     private readonly db: Database,
     private readonly embedder: Embedder,
     private readonly index: VectorIndex,
     private readonly limits: Limits,
-  ) {}
+    exactSearchMaxMemories: number,
+  ) {
+    this.matchingIndex = new ExactIndex(db.sql, exactSearchMaxMemories);
+  }
 
   /** The filter as the index takes it; invalid values are the caller's error. */
   vectorFilter(principal: Principal, filter: SearchFilter, threadId?: string): VectorFilter {
@@ -58,6 +65,8 @@ export class SearchService {
       throw invalid("fromDate", "must not be after the end of the date range");
     }
     if (threadId !== undefined) result.threadId = threadId;
+    const where = checkMemoryFilter({ and: filter.and, or: filter.or, not: filter.not, metadata: filter.metadata });
+    if (where) result.where = where;
     return result;
   }
 
@@ -67,15 +76,21 @@ export class SearchService {
       const [vector] = await this.embedder.embed([query]);
       return vector!;
     } catch (error) {
-      throw Object.assign(new AppError("SERVICE_UNAVAILABLE", "The embedding service is unavailable; try again shortly"), {
-        cause: error,
-      });
+      throw new AppError("SERVICE_UNAVAILABLE", "The embedding service is unavailable; try again shortly", { cause: error });
     }
   }
 
-  /** The nearest points of the index to a query vector. */
-  nearest(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
-    return this.index.search(this.embedder.id, vector, filter, limit);
+  /** The nearest points of the index to a query vector; 503 when the index cannot be reached. */
+  async nearest(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
+    try {
+      // boolean logic and metadata are SQL's to evaluate: such a search compares the stored vectors of the
+      // newest matching memories, as the exact index does (bounded by EXACT_SEARCH_MAX_MEMORIES)
+      const index = filter.where ? this.matchingIndex : this.index;
+      return await index.search(this.embedder.id, vector, filter, limit);
+    } catch (error) {
+      if (!(error instanceof VectorIndexUnavailable)) throw error;
+      throw Object.assign(new AppError("SERVICE_UNAVAILABLE", "The vector index is unavailable; try again shortly"), { cause: error });
+    }
   }
 
   checkQuery(query: string): string {

@@ -4,21 +4,24 @@ import type { Embedder } from "../embeddings/embedder.ts";
 import { ChangeFeed } from "../events/change-feed.ts";
 import { EventRelay } from "../events/event-relay.ts";
 import { DeliveryWorker } from "../webhooks/delivery-worker.ts";
+import type { WebhookBody } from "../webhooks/queue-deliveries.ts";
 import { openEmbedder } from "../embeddings/open.ts";
 import type { Logger } from "../logger.ts";
+import { HistoryService } from "./history.ts";
 import { openVectorIndex } from "../vectors/open.ts";
 import type { VectorIndex } from "../vectors/vector-index.ts";
 import { IdempotencyService } from "./idempotency.ts";
 import { Indexer } from "./indexer.ts";
-import { ApiKeyService } from "./api-keys.ts";
+import { ApiKeyService } from "./api-key.ts";
 import { ListTotals } from "./list-totals.ts";
+import { TermIndex } from "./term-index.ts";
 import { TermStats } from "./term-stats.ts";
-import { MemoryService } from "./memories.ts";
+import { MemoryService } from "./memory.ts";
 import { RecallService } from "./recall.ts";
 import { SearchService } from "./search.ts";
-import { ThreadService } from "./threads.ts";
-import { UserService } from "./users.ts";
-import { WebhookService } from "./webhooks.ts";
+import { ThreadService } from "./thread.ts";
+import { UserService } from "./user.ts";
+import { WebhookService } from "./webhook.ts";
 
 /** The business rules, free of any transport; GraphQL resolvers (and through them REST) call these. */
 export interface Services {
@@ -35,6 +38,8 @@ export interface Services {
   indexer: Indexer;
   /** The user's memory count and terms' document frequencies, kept between writes (recall's BM25). */
   termStats: TermStats;
+  /** Users' terms copied into this process for recall's BM25, where it is the only writer (the embedded database). */
+  termIndex: TermIndex | undefined;
   /** Committed changes, live, per user (GraphQL subscriptions). */
   events: ChangeFeed;
   /** Moves events from the outbox to the feed and the webhook queue; started by the server, not by the CLI. */
@@ -42,6 +47,8 @@ export interface Services {
   webhooks: WebhookService;
   /** Sends webhook deliveries; started by the server. */
   deliveries: DeliveryWorker;
+  /** Memories' history; its purge of deleted memories' history is started by the server. */
+  history: HistoryService;
 }
 
 /** Seams for tests: a failing or counting embedder, or a wrapper around the configured index. */
@@ -61,6 +68,7 @@ export async function openServices(
   db: Database,
   config: Config,
   logger: Logger,
+  webhookBody: WebhookBody,
   overrides: ServiceOverrides = {},
   instrumentation?: Instrumentation,
 ): Promise<Services> {
@@ -72,23 +80,26 @@ export async function openServices(
   await index.ensure(embedder.id, embedder.dimensions);
   logger.info({ embedder: embedder.id, vectorIndex: index.kind }, "search ready");
   const events = await ChangeFeed.open(config.redisUrl, logger);
-  return createServices(db, config, embedder, index, events, logger);
+  return createServices(db, config, embedder, index, events, logger, webhookBody);
 }
 
-export function createServices(
+function createServices(
   db: Database,
   config: Config,
   embedder: Embedder,
   index: VectorIndex,
   events: ChangeFeed,
   logger: Logger,
+  webhookBody: WebhookBody,
 ): Services {
   const totals = new ListTotals(db.singleWriter);
   const deliveries = new DeliveryWorker(db, config.webhooks, logger);
-  const relay = new EventRelay(db, events, logger, () => deliveries.wake());
+  const relay = new EventRelay(db, events, logger, () => deliveries.wake(), webhookBody);
   const indexer = new Indexer(db, embedder, index, logger);
-  const search = new SearchService(db, embedder, index, config.limits);
+  const search = new SearchService(db, embedder, index, config.limits, config.exactSearchMaxMemories);
   const termStats = new TermStats(db, totals);
+  const termIndex = db.singleWriter ? new TermIndex(db, logger) : undefined;
+  if (termIndex) totals.watch((userId, memoryIds) => termIndex.changed(userId, memoryIds));
   return {
     db,
     embedder,
@@ -100,11 +111,13 @@ export function createServices(
     memories: new MemoryService(db, config.limits, totals, indexer, relay),
     threads: new ThreadService(db, config.limits, totals, indexer, relay),
     search,
-    recall: new RecallService(db, search, termStats),
+    recall: new RecallService(db, search, termStats, termIndex),
     termStats,
+    termIndex,
     events,
     relay,
     webhooks: new WebhookService(db, config.webhooks),
     deliveries,
+    history: new HistoryService(db, config.historyRetentionDays, logger),
   };
 }

@@ -18,10 +18,11 @@ interface Entry {
 }
 
 /**
- * The user's memory count and the document frequencies of terms, kept between writes. Recall asks for them
- * three times a question (the query's terms, then the feedback candidates, which are the distinct terms of the
- * best memories, then the feedback terms), and counting them is most of what its lexical side costs on the
- * embedded database: tens of thousands of postings for common terms, every time. A write to the user's
+ * The user's memory count and the document frequencies of terms, kept between writes, for recall's BM25 in SQL
+ * (sql-terms.ts: on PostgreSQL, and on the embedded database until the user's terms are copied into the process).
+ * Recall asks for them three times a question (the query's terms, then the feedback candidates, which are the
+ * distinct terms of the best memories, then the feedback terms), and counting them anew would read tens of
+ * thousands of postings for common terms, every time. A write to the user's
  * memories in this process makes its counts stale at once (ListTotals' generation); writes of other processes
  * show within TTL_MS, and idf moves little with a few memories more or less.
  */

@@ -2,7 +2,7 @@ import type { Database } from "../db/database.ts";
 import type { JsonObject } from "../domain/json.ts";
 import type { Logger } from "../logger.ts";
 import { WakeableLoop } from "./wakeable-loop.ts";
-import { queueDeliveries } from "../webhooks/queue-deliveries.ts";
+import { queueDeliveries, type WebhookBody } from "../webhooks/queue-deliveries.ts";
 import type { ChangeEvent, EventType } from "./change-event.ts";
 import type { ChangeFeed } from "./change-feed.ts";
 
@@ -35,6 +35,7 @@ export class EventRelay extends WakeableLoop {
     private readonly feed: ChangeFeed,
     private readonly logger: Logger,
     private readonly onDeliveriesQueued: () => void,
+    private readonly webhookBody: WebhookBody,
   ) {
     super(POLL_MS);
   }
@@ -52,7 +53,7 @@ export class EventRelay extends WakeableLoop {
             [CLAIM_LIMIT],
           );
           const events = rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq))).map(eventOf);
-          queued = events.length ? await queueDeliveries(sql, events) : 0;
+          queued = events.length ? await queueDeliveries(sql, events, this.webhookBody) : 0;
           return events;
         });
         for (const event of claimed) this.feed.publish(event);

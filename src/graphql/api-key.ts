@@ -1,4 +1,4 @@
-import type { CreatedKey } from "../domain/api-keys.ts";
+import type { CreatedKey } from "../domain/api-key.ts";
 import { builder } from "./builder.ts";
 
 const ApiKeyRef = builder.prismaObject("ApiKey", {

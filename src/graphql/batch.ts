@@ -1,6 +1,13 @@
-import type { BatchItemOutcome, BatchOutcome, ItemError } from "../domain/memories.ts";
+import type { BatchItemOutcome, BatchOutcome } from "../domain/memory.ts";
 import { builder } from "./builder.ts";
 import { CreateMemoryInput, MemoryRef } from "./memory.ts";
+
+/** An item's error as data: GraphQL would raise an Error a resolver returns. */
+interface ItemError {
+  code: string;
+  message: string;
+  field: string | null;
+}
 
 const BatchItemError = builder.objectRef<ItemError>("BatchItemError").implement({
   fields: (t) => ({
@@ -15,7 +22,11 @@ const BatchItemResult = builder.objectRef<BatchItemOutcome>("BatchItemResult").i
     success: t.exposeBoolean("success"),
     id: t.id({ nullable: true, resolve: (item) => item.memory?.id ?? null }),
     memory: t.field({ type: MemoryRef, nullable: true, resolve: (item) => item.memory ?? null }),
-    error: t.field({ type: BatchItemError, nullable: true, resolve: (item) => item.error ?? null }),
+    error: t.field({
+      type: BatchItemError,
+      nullable: true,
+      resolve: ({ error }) => (error ? { code: error.code, message: error.message, field: error.field ?? null } : null),
+    }),
   }),
 });
 

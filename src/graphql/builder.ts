@@ -1,5 +1,6 @@
 import SchemaBuilder from "@pothos/core";
 import PrismaPlugin from "@pothos/plugin-prisma";
+import RelayPlugin from "@pothos/plugin-relay";
 import type { JsonObject, JsonValue } from "../domain/json.ts";
 import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
@@ -20,8 +21,10 @@ interface BuilderTypes {
 export type SchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<BuilderTypes>;
 
 export const builder = new SchemaBuilder<BuilderTypes>({
-  plugins: [PrismaPlugin],
+  plugins: [PrismaPlugin, RelayPlugin],
   defaultFieldNullability: false,
+  // connections only: no global ids, no node(id) query
+  relay: { clientMutationId: "omit", cursorType: "String", nodeQueryOptions: false, nodesQueryOptions: false },
   prisma: {
     // one schema serves every database the process opens (tests open several), so the client comes per request
     client: (context) => context.services.db.prisma,

@@ -1,9 +1,18 @@
-import type { Principal } from "../auth/principal.ts";
+import type { Admit } from "../auth/admit.ts";
+import type { Principal } from "../domain/principal.ts";
 import type { Services } from "../domain/services.ts";
+import type { Exchange } from "../transport/exchange.ts";
 
-/** Built once per request, by the HTTP layer, after the API key is checked. */
+/** What every resolver gets: who asks, the services, and the request's id for the log. */
 export interface Context {
   principal: Principal;
   services: Services;
   requestId: string;
 }
+
+/** The context of a request whose caller is admitted: how GraphQL, REST and MCP requests all reach the services. */
+export type ContextFor = (exchange: Exchange) => Promise<Context>;
+
+export const contextFor =
+  (services: Services, admit: Admit): ContextFor =>
+  async ({ req, res, requestId }) => ({ principal: await admit(req, res), services, requestId });

@@ -1,6 +1,6 @@
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import { invalid } from "../errors.ts";
-import { DEFAULT_LIST_LIMIT, type LegacyOrigin } from "../domain/memories.ts";
+import { DEFAULT_LIST_LIMIT, type LegacyOrigin } from "../domain/memory.ts";
 import { unstorableText } from "../domain/json.ts";
 import { builder } from "./builder.ts";
 import { MemoryPage } from "./memory.ts";

@@ -1,8 +1,12 @@
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { InputFieldBuilder } from "@pothos/core";
-import { DEFAULT_LIST_LIMIT, type Memory } from "../domain/memories.ts";
-import type { PageOf } from "../domain/paging.ts";
+import { resolveCursorConnection } from "@pothos/plugin-relay";
+import { cursorOf } from "../domain/memory-pages.ts";
+import { invalid } from "../errors.ts";
+import { DEFAULT_LIST_LIMIT, type Memory, type MemoryFilter as DomainMemoryFilter } from "../domain/memory.ts";
+import { MAX_PAGE_SIZE, type PageOf } from "../domain/paging.ts";
 import { builder, type SchemaTypes } from "./builder.ts";
+import { pageArgs } from "./page.ts";
 
 export const MemoryRef = builder.prismaObject("Memory", {
   description: "Something the assistant should remember about its user.",
@@ -50,12 +54,32 @@ export const MemoryPage = builder.objectRef<PageOf<Memory>>("MemoryPage").implem
   }),
 });
 
-const MemoryFilter = builder.inputType("MemoryFilter", {
+export const MetadataCondition = builder.inputType("MetadataCondition", {
+  description:
+    "A test of the value at `path` (dot-separated keys) in a memory's metadata; a list there passes when one of its elements does. Give eq, in or exists, or a range of gt/gte/lt/lte.",
+  fields: (t) => ({
+    path: t.string({ required: true, description: "e.g. `project` or `client.region`." }),
+    eq: t.field({ type: "JSON", description: "Equal to this string, number or boolean." }),
+    in: t.field({ type: ["JSON"], description: "Equal to one of these (at most 100)." }),
+    gt: t.field({ type: "JSON", description: "Greater than this number, or later than this ISO 8601 date." }),
+    gte: t.field({ type: "JSON", description: "At least this number or date." }),
+    lt: t.field({ type: "JSON", description: "Less than this number, or earlier than this date." }),
+    lte: t.field({ type: "JSON", description: "At most this number or date." }),
+    exists: t.boolean({ description: "true: the key holds a value other than null; false: it does not." }),
+  }),
+});
+
+export const MemoryFilter = builder.inputRef<DomainMemoryFilter>("MemoryFilter").implement({
+  description: "Every field given must hold; and, or and not combine filters (5 levels, 32 conditions at most).",
   fields: (t) => ({
     type: t.string(),
     tags: t.stringList({ description: "Memories that carry every one of these tags." }),
     threadId: t.id(),
-    isArchived: t.boolean({ description: "true: only archived; false: only live; absent: both." }),
+    isArchived: t.boolean({ description: "true: only archived; false: only live; absent: both. Top level only." }),
+    metadata: t.field({ type: [MetadataCondition], description: "Conditions on metadata, all of which must hold." }),
+    and: t.field({ type: [MemoryFilter], description: "Every one of these filters holds." }),
+    or: t.field({ type: [MemoryFilter], description: "At least one of these filters holds." }),
+    not: t.field({ type: MemoryFilter, description: "This filter does not hold." }),
   }),
 });
 
@@ -87,13 +111,35 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (query, _root, { id }, { principal, services }) => services.memories.get(principal, id, query),
   }),
+  memoriesConnection: t.connection({
+    type: MemoryRef,
+    description:
+      "Your memories, newest first, a page at a time (first/after forward, last/before back, at most 100). A cursor keeps its place while memories are added.",
+    args: { filter: t.arg({ type: MemoryFilter }) },
+    resolve: (_root, { filter, ...args }, context, info) => {
+      // the plugin would quietly cut a larger page down: a client asking for more should hear so
+      for (const side of ["first", "last"] as const) {
+        const size = args[side];
+        if (size != null && (size < 0 || size > MAX_PAGE_SIZE)) throw invalid(side, `must be a whole number from 0 to ${MAX_PAGE_SIZE}`);
+      }
+      return resolveCursorConnection<Promise<Memory[]>>(
+        { args, toCursor: (memory: Memory) => cursorOf(memory), defaultSize: DEFAULT_LIST_LIMIT, maxSize: MAX_PAGE_SIZE },
+        (window): Promise<Memory[]> =>
+          context.services.memories.listWindow(
+            context.principal,
+            filter ?? {},
+            window,
+            queryFromInfo({ context, info, path: ["edges", "node"], typeName: "Memory" }),
+          ),
+      );
+    },
+  }, { name: "MemoryConnection" }, { name: "MemoryEdge" }),
   memories: t.field({
     type: MemoryPage,
     description: "Your memories, newest first.",
     args: {
       filter: t.arg({ type: MemoryFilter }),
-      limit: t.arg.int({ defaultValue: DEFAULT_LIST_LIMIT, description: "1 to 100." }),
-      offset: t.arg.int({ defaultValue: 0 }),
+      ...pageArgs(DEFAULT_LIST_LIMIT),
     },
     resolve: (_root, args, context, info) =>
       context.services.memories.list(

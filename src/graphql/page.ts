@@ -13,3 +13,10 @@ export const pageType = <T>(name: string, item: ObjectRef<SchemaTypes, T>) =>
       hasMore: t.exposeBoolean("hasMore"),
     }),
   });
+
+/** A page's arguments: at most `limit` items (`defaultLimit` when not given), from `offset` on. */
+export const pageArgs = (defaultLimit: number) =>
+  builder.args((t) => ({
+    limit: t.int({ defaultValue: defaultLimit, description: "1 to 100." }),
+    offset: t.int({ defaultValue: 0 }),
+  }));

@@ -1,7 +1,7 @@
-import { queryFromInfo } from "@pothos/plugin-prisma";
 import { DEFAULT_RECALL_LIMIT, type RecallOutcome, type RecalledMemory } from "../domain/recall.ts";
 import { builder } from "./builder.ts";
-import { MemoryRef } from "./memory.ts";
+import { hitFields, hitSelect } from "./hit.ts";
+import { SearchFilter } from "./search.ts";
 
 const RecallPathEnum = builder.enumType("RecallPath", {
   description:
@@ -11,13 +11,10 @@ const RecallPathEnum = builder.enumType("RecallPath", {
 });
 
 const RecallHit = builder.objectRef<RecalledMemory>("RecallHit").implement({
-  fields: (t) => ({
-    id: t.id({ resolve: (hit) => hit.memory.id }),
-    content: t.string({ resolve: (hit) => hit.memory.content }),
-    type: t.string({ nullable: true, resolve: (hit) => hit.memory.type }),
-    relevance: t.float({ description: "0 to 1; 1 is first in every list that ran.", resolve: (hit) => hit.relevance }),
-    memory: t.field({ type: MemoryRef, resolve: (hit) => hit.memory }),
-  }),
+  fields: (t) =>
+    hitFields(t, {
+      relevance: t.float({ description: "0 to 1; 1 is first in every list that ran.", resolve: (hit) => hit.relevance }),
+    }),
 });
 
 const RecallResults = builder.objectRef<RecallOutcome>("RecallResults").implement({
@@ -27,8 +24,6 @@ const RecallResults = builder.objectRef<RecallOutcome>("RecallResults").implemen
     queryType: t.field({ type: RecallPathEnum, resolve: (outcome) => outcome.queryType }),
   }),
 });
-
-const HIT_COLUMNS = { id: true, content: true, type: true } as const;
 
 builder.queryField("recall", (t) =>
   t.field({
@@ -40,11 +35,19 @@ builder.queryField("recall", (t) =>
       query: t.arg.string({ required: true }),
       limit: t.arg.int({ defaultValue: DEFAULT_RECALL_LIMIT, description: "1 to 100." }),
       threadId: t.arg.id(),
+      filter: t.arg({
+        type: SearchFilter,
+        description: "Only memories that pass it (the question-about-you path is then left out: the hybrid ranking answers).",
+      }),
     },
-    resolve: (_root, args, context, info) => {
-      const nested = queryFromInfo({ context, info, path: ["results", "memory"], typeName: "Memory" });
-      const select = { ...HIT_COLUMNS, ...nested.select };
-      return context.services.recall.recall(context.principal, args.query, args.limit, args.threadId, { select });
-    },
+    resolve: (_root, args, context, info) =>
+      context.services.recall.recall(
+        context.principal,
+        args.query,
+        args.limit,
+        args.threadId,
+        { select: hitSelect(context, info) },
+        args.filter ?? {},
+      ),
   }),
 );

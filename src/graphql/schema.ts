@@ -4,12 +4,13 @@ import "./scalars.ts";
 import "./user.ts";
 import "./api-key.ts";
 import "./memory.ts";
+import "./history.ts";
 import "./batch.ts";
 import "./search.ts";
 import "./recall.ts";
 import "./thread.ts";
 import "./legacy.ts";
-import "./events.ts";
+import "./event.ts";
 import "./webhook.ts";
 
 let schema: GraphQLSchema | undefined;

@@ -1,16 +1,16 @@
-import { queryFromInfo } from "@pothos/plugin-prisma";
 import { DEFAULT_SEARCH_LIMIT, type ScoredMemory } from "../domain/search.ts";
 import { builder } from "./builder.ts";
-import { MemoryRef } from "./memory.ts";
+import { hitFields, hitSelect } from "./hit.ts";
+import { MemoryFilter, MetadataCondition } from "./memory.ts";
 
 const SearchHit = builder.objectRef<ScoredMemory>("SearchHit").implement({
-  fields: (t) => ({
-    id: t.id({ resolve: (hit) => hit.memory.id }),
-    content: t.string({ resolve: (hit) => hit.memory.content }),
-    type: t.string({ nullable: true, resolve: (hit) => hit.memory.type }),
-    score: t.float({ description: "Relevance from 0 to 1, descending: 0.3 × the BM25 score over the query's weight + 0.7 × the cosine similarity.", resolve: (hit) => hit.score }),
-    memory: t.field({ type: MemoryRef, resolve: (hit) => hit.memory }),
-  }),
+  fields: (t) =>
+    hitFields(t, {
+      score: t.float({
+        description: "Relevance from 0 to 1, descending: 0.3 × the BM25 score over the query's weight + 0.7 × the cosine similarity.",
+        resolve: (hit) => hit.score,
+      }),
+    }),
 });
 
 const SearchResults = builder.objectRef<ScoredMemory[]>("SearchResults").implement({
@@ -20,17 +20,18 @@ const SearchResults = builder.objectRef<ScoredMemory[]>("SearchResults").impleme
   }),
 });
 
-const SearchFilter = builder.inputType("SearchFilter", {
+export const SearchFilter = builder.inputType("SearchFilter", {
   fields: (t) => ({
     type: t.string(),
     tags: t.stringList({ description: "Memories that carry every one of these tags." }),
     fromDate: t.field({ type: "DateTime", description: "Created at or after." }),
     toDate: t.field({ type: "DateTime", description: "Created at or before." }),
+    metadata: t.field({ type: [MetadataCondition], description: "Conditions on metadata, all of which must hold." }),
+    and: t.field({ type: [MemoryFilter], description: "Every one of these filters holds." }),
+    or: t.field({ type: [MemoryFilter], description: "At least one of these filters holds." }),
+    not: t.field({ type: MemoryFilter, description: "This filter does not hold." }),
   }),
 });
-
-// the columns a hit reads itself, besides what its `memory` field asks for
-const HIT_COLUMNS = { id: true, content: true, type: true } as const;
 
 builder.queryField("searchMemories", (t) =>
   t.field({
@@ -44,10 +45,9 @@ builder.queryField("searchMemories", (t) =>
       limit: t.arg.int({ defaultValue: DEFAULT_SEARCH_LIMIT, description: "1 to 100." }),
       filter: t.arg({ type: SearchFilter }),
     },
-    resolve: (_root, args, context, info) => {
-      const nested = queryFromInfo({ context, info, path: ["results", "memory"], typeName: "Memory" });
-      const select = { ...HIT_COLUMNS, ...nested.select };
-      return context.services.search.search(context.principal, args.query, args.limit, args.filter ?? {}, { select });
-    },
+    resolve: (_root, args, context, info) =>
+      context.services.search.search(context.principal, args.query, args.limit, args.filter ?? {}, {
+        select: hitSelect(context, info),
+      }),
   }),
 );

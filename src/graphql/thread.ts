@@ -1,10 +1,10 @@
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import { ThreadStatus } from "../generated/prisma/enums.ts";
-import { DEFAULT_LIST_LIMIT } from "../domain/memories.ts";
+import { DEFAULT_LIST_LIMIT } from "../domain/memory.ts";
 import { checkPage, type PageOf } from "../domain/paging.ts";
-import { DEFAULT_THREAD_LIMIT, type Thread } from "../domain/threads.ts";
+import { DEFAULT_THREAD_LIMIT, type Thread } from "../domain/thread.ts";
 import { builder } from "./builder.ts";
-import { pageType } from "./page.ts";
+import { pageArgs, pageType } from "./page.ts";
 
 const ThreadStatusEnum = builder.enumType(ThreadStatus, {
   name: "ThreadStatus",
@@ -24,10 +24,7 @@ export const ThreadRef = builder.prismaObject("Thread", {
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     memories: t.relation("memories", {
       description: "The thread's memories, newest first.",
-      args: {
-        limit: t.arg.int({ defaultValue: DEFAULT_LIST_LIMIT, description: "1 to 100." }),
-        offset: t.arg.int({ defaultValue: 0 }),
-      },
+      args: pageArgs(DEFAULT_LIST_LIMIT),
       query: ({ limit, offset }) => {
         const page = checkPage(limit, offset, DEFAULT_LIST_LIMIT);
         return { take: page.limit, skip: page.offset, orderBy: [{ createdAt: "desc" }, { id: "desc" }] };
@@ -70,8 +67,7 @@ builder.queryFields((t) => ({
     description: "Your threads, newest first.",
     args: {
       status: t.arg({ type: ThreadStatusEnum }),
-      limit: t.arg.int({ defaultValue: DEFAULT_THREAD_LIMIT, description: "1 to 100." }),
-      offset: t.arg.int({ defaultValue: 0 }),
+      ...pageArgs(DEFAULT_THREAD_LIMIT),
     },
     resolve: (_root, args, context, info) => {
       const query = queryFromInfo({ context, info, path: ["items"], typeName: "Thread" });

@@ -9,7 +9,9 @@ const UNSUPPORTED =
  * parser for GET and form posts calls `JSON.parse` on `variables` and `extensions` unguarded, so a typo there
  * was a 500 with a stack trace in the log; and a non-string `operationName` ended in "Could not determine what
  * operation to execute", which does not say what was wrong; and a body of a type it cannot read got a bare 415
- * with no body. Yoga's JSON body parser and its checks of the parameters' types are kept.
+ * with no body. A JSON body is parsed here too, so that a body that is not JSON says INVALID_JSON itself (Yoga's
+ * error for it has no code of ours, and carries the parser's exception). Yoga's checks of the parameters' types
+ * are kept.
  */
 export function useStrictParams(): Plugin {
   return {
@@ -18,6 +20,8 @@ export function useStrictParams(): Plugin {
         setRequestParser((req) => paramsOf(new URL(req.url).searchParams));
       } else if (request.method === "POST" && isForm(request.headers.get("content-type"))) {
         setRequestParser(async (req) => paramsOf(new URLSearchParams(await req.text())));
+      } else if (request.method === "POST" && isJson(request.headers.get("content-type"))) {
+        setRequestParser(async (req) => jsonBody(await req.text()));
       } else if (!requestParser) {
         setRequestParser(() => {
           throw createGraphQLError(UNSUPPORTED, { extensions: { code: "UNSUPPORTED_MEDIA_TYPE", http: { status: 415 } } });
@@ -35,9 +39,28 @@ export function useStrictParams(): Plugin {
   };
 }
 
-function isForm(contentType: string | null): boolean {
-  const type = contentType?.split(",")[0]?.split(";")[0]?.trim().toLowerCase();
-  return type === FORM;
+const mediaType = (contentType: string | null) => contentType?.split(",")[0]?.split(";")[0]?.trim().toLowerCase();
+
+const isForm = (contentType: string | null): boolean => mediaType(contentType) === FORM;
+
+// the types Yoga's own JSON parser takes, matched as it matches them
+const isJson = (contentType: string | null): boolean => {
+  const first = contentType?.split(",")[0];
+  return ["application/json", "application/graphql+json"].some((type) => first === type || first?.startsWith(`${type};`));
+};
+
+/** A JSON body: one request's parameters, or an array of them (a batch, which Yoga refuses if not enabled). */
+function jsonBody(text: string): GraphQLParams | GraphQLParams[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw badParam("POST body sent invalid JSON.", "INVALID_JSON");
+  }
+  if (body === null || typeof body !== "object") {
+    throw badParam(`POST body is expected to be object but received ${body === null ? "null" : typeof body}`, "VALIDATION_ERROR");
+  }
+  return body as GraphQLParams | GraphQLParams[];
 }
 
 function paramsOf(search: URLSearchParams): GraphQLParams {

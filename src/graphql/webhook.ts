@@ -3,12 +3,12 @@ import {
   type Webhook,
   type WebhookDelivery,
   type WebhookWithSecret,
-} from "../domain/webhooks.ts";
+} from "../domain/webhook.ts";
 import type { EventType } from "../events/change-event.ts";
 import { WebhookDeliveryStatus } from "../generated/prisma/enums.ts";
 import { builder } from "./builder.ts";
-import { EventTypeEnum } from "./events.ts";
-import { pageType } from "./page.ts";
+import { EventTypeEnum } from "./event.ts";
+import { pageArgs, pageType } from "./page.ts";
 
 const WebhookRef = builder.objectRef<Webhook>("Webhook").implement({
   description: "An endpoint of yours that receives your events, signed as Standard Webhooks has it.",
@@ -75,8 +75,7 @@ builder.queryFields((t) => ({
     args: {
       webhookId: t.arg.id({ required: true }),
       status: t.arg({ type: DeliveryStatusEnum }),
-      limit: t.arg.int({ defaultValue: DEFAULT_DELIVERY_LIMIT, description: "1 to 100." }),
-      offset: t.arg.int({ defaultValue: 0 }),
+      ...pageArgs(DEFAULT_DELIVERY_LIMIT),
     },
     resolve: (_root, { webhookId, status, limit, offset }, { principal, services }) =>
       services.webhooks.deliveries(principal, webhookId, status, limit, offset),

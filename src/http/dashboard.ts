@@ -3,8 +3,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, resolve, sep } from "node:path";
 import { AppError } from "../errors.ts";
 import { projectPath } from "../project-root.ts";
-import { sendError } from "./respond.ts";
-import { etagOf, IMMUTABLE, sendStatic } from "./static-file.ts";
+import { restErrorReply } from "../rest/errors.ts";
+import { send } from "../transport/reply.ts";
+import { etagOf, IMMUTABLE, sendStatic } from "../transport/static-file.ts";
 
 /** Where `npm run build:dashboard` (Vite, dashboard/vite.config.ts) writes the dashboard. */
 export const DASHBOARD_DIST = projectPath("dashboard", "dist");
@@ -159,5 +160,5 @@ async function isFile(path: string): Promise<boolean> {
 function fail(res: ServerResponse, error: AppError): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   res.setHeader("cache-control", "no-store");
-  sendError(res, error);
+  send(res, restErrorReply(error));
 }

@@ -6,7 +6,7 @@ import type { Instrumentation } from "../domain/services.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { AppError } from "../errors.ts";
 import type { VectorIndex } from "../vectors/vector-index.ts";
-import type { Reply } from "./respond.ts";
+import type { Reply } from "../transport/reply.ts";
 
 /** Anything else is counted as "other": a label value per made-up method would grow without end. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -39,56 +39,55 @@ export class Metrics implements Instrumentation {
   private readonly registry = new Registry();
   private readonly operationNames = new Set<string>();
 
-  private readonly requests = new Counter({
-    name: "http_requests_total",
-    help: 'HTTP requests answered, by method, route pattern ("unmatched": no route; "preflight": CORS) and status',
-    labelNames: ["method", "route", "status"] as const,
-    registers: [this.registry],
-  });
-  private readonly requestSeconds = new Histogram({
-    name: "http_request_duration_seconds",
-    help: "Time from a request's arrival to the end of its response, by method and route pattern",
-    labelNames: ["method", "route"] as const,
-    buckets: BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly operations = new Counter({
-    name: "graphql_operations_total",
-    help: "GraphQL operations executed, by operation name and type",
-    labelNames: ["operation", "type"] as const,
-    registers: [this.registry],
-  });
-  private readonly operationSeconds = new Histogram({
-    name: "graphql_operation_duration_seconds",
-    help: "Execution time of GraphQL operations (after parsing and validation), by operation name and type",
-    labelNames: ["operation", "type"] as const,
-    buckets: BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly embedSeconds = new Histogram({
-    name: "embedder_duration_seconds",
-    help: "Time to embed one batch of texts, by embedder and outcome",
-    labelNames: ["embedder", "outcome"] as const,
-    buckets: BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly indexSeconds = new Histogram({
-    name: "vector_index_operation_duration_seconds",
-    help: "Time of vector index searches, upserts and deletes, by index, operation and outcome",
-    labelNames: ["index", "operation", "outcome"] as const,
-    buckets: BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly rateLimitRejections = new Counter({
-    name: "rate_limit_rejections_total",
-    help: "Requests refused with 429 because their API key was over its rate limit",
-    registers: [this.registry],
-  });
+  private readonly requests = this.counter(
+    "http_requests_total",
+    'HTTP requests answered, by method, route pattern ("unmatched": no route; "preflight": CORS) and status',
+    ["method", "route", "status"],
+  );
+  private readonly requestSeconds = this.timer(
+    "http_request_duration_seconds",
+    "Time from a request's arrival to the end of its response, by method and route pattern",
+    ["method", "route"],
+  );
+  private readonly operations = this.counter(
+    "graphql_operations_total",
+    "GraphQL operations executed, by operation name and type",
+    ["operation", "type"],
+  );
+  private readonly operationSeconds = this.timer(
+    "graphql_operation_duration_seconds",
+    "Execution time of GraphQL operations (after parsing and validation), by operation name and type",
+    ["operation", "type"],
+  );
+  private readonly embedSeconds = this.timer(
+    "embedder_duration_seconds",
+    "Time to embed one batch of texts, by embedder and outcome",
+    ["embedder", "outcome"],
+  );
+  private readonly indexSeconds = this.timer(
+    "vector_index_operation_duration_seconds",
+    "Time of vector index searches, upserts and deletes, by index, operation and outcome",
+    ["index", "operation", "outcome"],
+  );
+  private readonly rateLimitRejections = this.counter(
+    "rate_limit_rejections_total",
+    "Requests refused with 429 because their API key was over its rate limit",
+    [],
+  );
 
   constructor(
     /** METRICS_TOKEN: when set, a scrape must present it as a Bearer token. */
     private readonly token: string | undefined,
   ) {}
+
+  private counter<Label extends string>(name: string, help: string, labelNames: readonly Label[]): Counter<Label> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** Durations in seconds, over the same BUCKETS for every one. */
+  private timer<Label extends string>(name: string, help: string, labelNames: readonly Label[]): Histogram<Label> {
+    return new Histogram({ name, help, labelNames, buckets: BUCKETS, registers: [this.registry] });
+  }
 
   /** Exposes the index work still queued (memories waiting for their vector, among others), read at each scrape. */
   watchIndexBacklog(count: () => Promise<number>): void {

@@ -1,6 +1,6 @@
 import type { Services } from "../domain/services.ts";
 import type { Logger } from "../logger.ts";
-import { jsonReply, type Reply } from "./respond.ts";
+import { jsonReply, type Reply } from "../transport/reply.ts";
 
 interface Check {
   ok: boolean;

@@ -1,28 +1,27 @@
-import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { GraphQLSchema } from "graphql";
-import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config.ts";
-import type { Services } from "../domain/services.ts";
 import { AppError } from "../errors.ts";
-import { bodyText, readBody } from "../http/body.ts";
-import { bufferedReply, type Reply } from "../http/respond.ts";
+import type { ContextFor } from "../graphql/context.ts";
 import type { Logger } from "../logger.ts";
 import type { Router } from "../rest/router.ts";
+import { bodyText, readBody } from "../transport/body.ts";
+import type { Exchange } from "../transport/exchange.ts";
+import { bufferedReply, type Reply } from "../transport/reply.ts";
 import { createMcpServer } from "./server.ts";
 import { mcpTools, runTool } from "./tools.ts";
 
 export interface McpEndpointDeps {
   config: Config;
   logger: Logger;
-  services: Services;
   schema: GraphQLSchema;
   router: Router;
+  contextFor: ContextFor;
 }
 
-/** What /mcp answers a request with, once `admit` has let its caller in (or thrown why not). */
-export type McpEndpoint = (req: IncomingMessage, admit: () => Promise<Principal>, requestId: string) => Promise<Reply>;
+/** What /mcp answers a request with (or throws why not). */
+export type McpEndpoint = (exchange: Exchange) => Promise<Reply>;
 
 // the headers the transport reads; the API key stays out of the request the SDK keeps
 const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version"];
@@ -33,18 +32,18 @@ const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version"];
  * call is one request, one answer). Without sessions there is no stream to open with GET, nor one to end with
  * DELETE: both are 405, as in the SDK's stateless example.
  */
-export function createMcpEndpoint({ config, logger, services, schema, router }: McpEndpointDeps): McpEndpoint {
+export function createMcpEndpoint({ config, logger, schema, router, contextFor }: McpEndpointDeps): McpEndpoint {
   const tools = mcpTools(router, config.limits);
-  return async (req, admit, requestId) => {
+  return async (exchange) => {
+    const { req, requestId } = exchange;
     if (req.method !== "POST") {
       throw new AppError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on /mcp: send MCP messages with POST`, {
         headers: { allow: "POST" },
       });
     }
-    const principal = await admit();
+    const context = await contextFor(exchange);
     // read here, as for every route: the body limit holds, and bytes that are not UTF-8 are refused, not replaced
     const body = bodyText(await readBody(req, config.limits.maxBodyBytes));
-    const context = { principal, services, requestId };
     const server = createMcpServer({
       tools,
       call: (tool, args) => runTool(tool, args, { req, context, schema }),

@@ -1,11 +1,11 @@
 import type { Limits } from "../config.ts";
-import { DEFAULT_LIST_LIMIT } from "../domain/memories.ts";
+import { DEFAULT_LIST_LIMIT } from "../domain/memory.ts";
 import { DEFAULT_RECALL_LIMIT } from "../domain/recall.ts";
 import { DEFAULT_SEARCH_LIMIT } from "../domain/search.ts";
-import { DEFAULT_THREAD_LIMIT } from "../domain/threads.ts";
-import { limitParam, offsetParam } from "../http/openapi/route-doc.ts";
-import { schemas } from "../http/openapi/schemas.ts";
-import { refName, type Parameter, type Schema } from "../http/openapi/types.ts";
+import { DEFAULT_THREAD_LIMIT } from "../domain/thread.ts";
+import { schemas } from "../rest/openapi/components.ts";
+import { limitParam, offsetParam } from "../rest/openapi/route-doc.ts";
+import { refName, type Parameter, type Schema } from "../rest/openapi/types.ts";
 
 /** A tool's arguments as MCP lists them: a JSON object schema that stands alone (clients resolve no `$ref`). */
 export interface InputSchema {
@@ -41,7 +41,7 @@ const threadId: Schema = {
 
 /**
  * The arguments of every tool. Fields a REST body has are described by the REST reference's own schemas
- * (src/http/openapi/schemas.ts: the configured bounds, the same words); filters and paging, which REST takes in
+ * (src/rest/openapi/components.ts: the configured bounds, the same words); filters and paging, which REST takes in
  * the query string as text, are JSON-typed here. The service checks every value, as it does for REST.
  */
 export function inputSchemas(limits: Limits) {

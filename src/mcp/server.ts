@@ -8,9 +8,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { asAppError, type AppError } from "../errors.ts";
-import { restErrorReply } from "../http/respond.ts";
 import { SERVICE_VERSION } from "../project-root.ts";
-import { restMessage } from "../rest/field-names.ts";
+import { restErrorReply } from "../rest/errors.ts";
 import type { McpTool } from "./tools.ts";
 
 /** What the server tells an agent at the handshake, and the `memory_guide` prompt: when to call what. */
@@ -46,7 +45,7 @@ export interface CallerTools {
 }
 
 /** The service's error as REST answers it, `{"error": {"code", "message"}}`, with fields named the REST way. */
-const errorText = (error: AppError): string => restErrorReply(error, restMessage(error)).body;
+const errorText = (error: AppError): string => restErrorReply(error).body;
 
 /** An MCP server for one caller: the tools, the `memory://{id}` resources and the guide prompt. */
 export function createMcpServer({ tools, call, failed }: CallerTools): McpServer {

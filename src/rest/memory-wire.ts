@@ -1,50 +1,45 @@
+import { isPlainObject } from "../domain/json.ts";
+import type { Memory } from "../domain/memory.ts";
+import { TYPE_PATTERN } from "../domain/memory-input.ts";
 import { invalid } from "../errors.ts";
-import { isPlainObject, type JsonObject } from "../domain/json.ts";
+import { objectSchema, timestamp, uuid } from "./openapi/schema-parts.ts";
+import { fragment, snakeCasedPick, type GraphQLView } from "./wire-shape.ts";
 
-/** The memory fields every REST response carries. */
-export const MEMORY_FRAGMENT = /* GraphQL */ `
-  fragment RestMemory on Memory {
-    id
-    content
-    data
-    type
-    tags
-    metadata
-    threadId
-    isArchived
-    createdAt
-    updatedAt
-  }
-`;
+/**
+ * The memory fields every REST answer carries, by their GraphQL names: the fragment the routes select, the type of
+ * what it answers and the REST shape all come from this list.
+ */
+const MEMORY_FIELDS = ["id", "content", "data", "type", "tags", "metadata", "threadId", "isArchived", "createdAt", "updatedAt"] as const;
+
+export const MEMORY_FRAGMENT = fragment("RestMemory", "Memory", MEMORY_FIELDS);
 
 /** A memory as the RestMemory fragment returns it. */
-export interface MemoryView {
-  id: string;
-  content: string;
-  data: JsonObject | null;
-  type: string | null;
-  tags: string[];
-  metadata: JsonObject;
-  threadId: string | null;
-  isArchived: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+export type MemoryView = GraphQLView<Memory, (typeof MEMORY_FIELDS)[number]>;
+
+// `data` is not a field of its own on the wire: a structured record is the content itself
+const REST_FIELDS = MEMORY_FIELDS.filter((field): field is Exclude<typeof field, "data"> => field !== "data");
 
 /** The REST shape: snake_case, and `content` is the object itself for a structured record. */
 export function restMemory(memory: MemoryView) {
-  return {
-    id: memory.id,
-    content: memory.data ?? memory.content,
-    type: memory.type,
-    tags: memory.tags,
-    metadata: memory.metadata,
-    thread_id: memory.threadId,
-    is_archived: memory.isArchived,
-    created_at: memory.createdAt,
-    updated_at: memory.updatedAt,
-  };
+  return { ...snakeCasedPick(memory, REST_FIELDS), content: memory.data ?? memory.content };
 }
+
+export type RestMemory = ReturnType<typeof restMemory>;
+
+export const MEMORY_SCHEMA = objectSchema<RestMemory>("A memory, as every current route returns it.", {
+  id: uuid("Assigned by the service."),
+  content: {
+    description: "The text, or the structured record (a JSON object) when the memory was created from one.",
+    oneOf: [{ type: "string" }, { type: "object" }],
+  },
+  type: { type: ["string", "null"], pattern: TYPE_PATTERN.source },
+  tags: { type: "array", items: { type: "string" } },
+  metadata: { type: "object" },
+  thread_id: { type: ["string", "null"], format: "uuid", description: "The thread the memory is filed under." },
+  is_archived: { type: "boolean" },
+  created_at: timestamp("When it was created."),
+  updated_at: timestamp("When it last changed."),
+});
 
 const writable: Record<string, string> = {
   type: "type",

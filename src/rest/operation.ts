@@ -15,7 +15,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from "graphql";
-import { AppError, internalError, invalid, isErrorCode } from "../errors.ts";
+import { AppError, internalError, invalid } from "../errors.ts";
 import type { Context } from "../graphql/context.ts";
 
 /**
@@ -88,28 +88,35 @@ export function coerceValue(value: unknown, type: GraphQLInputType, prefix: read
     if (missing) throw invalid(formatPath([...prefix, ...path, missing[1]!]), "is required");
     throw invalid(formatPath([...prefix, ...path]), `must be ${describe(typeAt(type, path))}`);
   };
-  requireArraysForLists(value, type, [], fail);
+  requireArraysForLists(value, type, [], fail, (path, known) =>
+    invalid(formatPath([...prefix, ...path]), `is not a field here (known: ${known.join(", ")})`),
+  );
   return coerceInputValue(value, type, fail);
 }
 
 /**
  * GraphQL coerces a lone value into a list of one; in a JSON body that is a mistake (`"tags": "a,b"`), so the
- * REST adapter asks for real arrays wherever the schema has a list.
+ * REST adapter asks for real arrays wherever the schema has a list. A field the input type lacks is named
+ * here too, where the type is at hand (GraphQL would only say so in a message).
  */
 function requireArraysForLists(
   value: unknown,
   type: GraphQLInputType,
   path: (string | number)[],
   fail: (path: readonly (string | number)[]) => never,
+  stray: (path: readonly (string | number)[], known: string[]) => Error,
 ): void {
   if (value === null || value === undefined) return;
   const inner = isNonNullType(type) ? type.ofType : type;
   if (isListType(inner)) {
     if (!Array.isArray(value)) fail(path);
-    (value as unknown[]).forEach((item, i) => requireArraysForLists(item, inner.ofType, [...path, i], fail));
+    (value as unknown[]).forEach((item, i) => requireArraysForLists(item, inner.ofType, [...path, i], fail, stray));
   } else if (isInputObjectType(inner) && typeof value === "object" && !Array.isArray(value)) {
-    for (const [key, field] of Object.entries(inner.getFields())) {
-      requireArraysForLists((value as Record<string, unknown>)[key], field.type, [...path, key], fail);
+    const fields = inner.getFields();
+    const unknown = Object.keys(value).find((key) => !Object.hasOwn(fields, key));
+    if (unknown) throw stray([...path, unknown], Object.keys(fields));
+    for (const [key, field] of Object.entries(fields)) {
+      requireArraysForLists((value as Record<string, unknown>)[key], field.type, [...path, key], fail, stray);
     }
   }
 }
@@ -147,10 +154,6 @@ function describe(type: GraphQLInputType): string {
   return isInputObjectType(named) ? "an object" : (scalarNames[named.name] ?? `a ${named.name}`);
 }
 
-/** The AppError behind a GraphQL error; anything else is unexpected and becomes INTERNAL. */
-export function appErrorOf(error: GraphQLError): AppError {
-  if (error.originalError instanceof AppError) return error.originalError;
-  const code = error.extensions?.code;
-  if (isErrorCode(code) && code !== "INTERNAL") return new AppError(code, error.message);
-  return internalError(error.originalError ?? error);
-}
+/** The AppError a resolver threw; anything else is unexpected and becomes INTERNAL. */
+const appErrorOf = (error: GraphQLError): AppError =>
+  error.originalError instanceof AppError ? error.originalError : internalError(error.originalError ?? error);

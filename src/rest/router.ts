@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { GraphQLSchema } from "graphql";
 import type { Context } from "../graphql/context.ts";
+import type { RouteDoc } from "./openapi/route-doc.ts";
 import type { QueryInputs } from "./query-params.ts";
 
 export interface RestRequest {
@@ -31,6 +32,8 @@ export interface Deprecation {
 }
 
 export interface RouteOptions {
+  /** Its OpenAPI description: /openapi.json cannot be built while a route lacks one. */
+  doc?: RouteDoc;
   deprecation?: Deprecation;
   /** The route's bodies use camelCase names (the legacy routes), so its errors name fields that way. */
   camelCaseFields?: boolean;
@@ -43,6 +46,15 @@ interface Route {
   options: RouteOptions;
 }
 
+/** A route as the router lists it, for its documentation. */
+export interface RouteInfo {
+  method: string;
+  pattern: string;
+  deprecated: boolean;
+  deprecation: Deprecation | undefined;
+  doc: RouteDoc | undefined;
+}
+
 /** `pattern` is the route's, e.g. `/api/v1/memories/:id`: what metrics count requests under. */
 export type RouteMatch =
   | { kind: "found"; pattern: string; handler: RestHandler; params: Record<string, string>; options: RouteOptions }
@@ -53,18 +65,26 @@ export type RouteMatch =
 export class Router {
   private readonly routes: Route[] = [];
 
+  /** `now` decides whether a deprecated route is past its sunset: a seam for tests, which set the date. */
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  pastSunset(deprecation: Deprecation): boolean {
+    return this.now() > deprecation.sunset;
+  }
+
   add(method: string, pattern: string, handler: RestHandler, options: RouteOptions = {}): this {
     this.routes.push({ method, segments: pattern.split("/").filter(Boolean), handler, options });
     return this;
   }
 
   /** Every route, for documentation and for the test that checks the OpenAPI document covers them. */
-  list(): { method: string; pattern: string; deprecated: boolean; deprecation: Deprecation | undefined }[] {
+  list(): RouteInfo[] {
     return this.routes.map((route) => ({
       method: route.method,
       pattern: patternOf(route),
       deprecated: route.options.deprecation !== undefined,
       deprecation: route.options.deprecation,
+      doc: route.options.doc,
     }));
   }
 

@@ -245,6 +245,25 @@ function longestSuffix(w: string, suffixes: readonly string[]): string | undefin
   return undefined;
 }
 
+/** A step's suffixes, each with what replaces it. */
+class Replacements {
+  private readonly suffixes: readonly string[];
+  private readonly replacements: ReadonlyMap<string, string>;
+
+  constructor(table: ReadonlyArray<readonly [string, string]>) {
+    this.suffixes = table.map(([suffix]) => suffix);
+    this.replacements = new Map(table);
+  }
+
+  /** The longest of the suffixes `w` ends with, where it starts, and `w` with it replaced; undefined for none. */
+  longest(w: string): { suffix: string; start: number; replaced: string } | undefined {
+    const suffix = longestSuffix(w, this.suffixes);
+    if (suffix === undefined) return undefined;
+    const start = w.length - suffix.length;
+    return { suffix, start, replaced: w.slice(0, start) + (this.replacements.get(suffix) ?? "") };
+  }
+}
+
 function step1a(w: string): string {
   if (w.endsWith("sses")) return w.slice(0, -2);
   if (w.endsWith("ied") || w.endsWith("ies")) return w.length > 4 ? w.slice(0, -2) : w.slice(0, -1);
@@ -274,7 +293,7 @@ function step1c(w: string): string {
   return (last === "y" || last === "Y") && n > 2 && !isVowel(w[n - 2]) ? w.slice(0, -1) + "i" : w;
 }
 
-const STEP_2: ReadonlyArray<readonly [string, string]> = [
+const STEP_2 = new Replacements([
   ["ization", "ize"],
   ["ational", "ate"],
   ["fulness", "ful"],
@@ -299,22 +318,19 @@ const STEP_2: ReadonlyArray<readonly [string, string]> = [
   ["bli", "ble"],
   ["ogi", "og"],
   ["li", ""],
-];
-const STEP_2_SUFFIXES = STEP_2.map(([s]) => s);
-const STEP_2_REPLACEMENT = new Map(STEP_2);
+]);
 const VALID_LI = new Set(["c", "d", "e", "g", "h", "k", "m", "n", "r", "t"]);
 
 function step2(w: string, r1: number): string {
-  const suffix = longestSuffix(w, STEP_2_SUFFIXES);
-  if (suffix === undefined) return w;
-  const start = w.length - suffix.length;
-  if (start < r1) return w;
+  const found = STEP_2.longest(w);
+  if (found === undefined || found.start < r1) return w;
+  const { suffix, start } = found;
   if (suffix === "ogi" && w[start - 1] !== "l") return w;
   if (suffix === "li" && !VALID_LI.has(w[start - 1] ?? "")) return w;
-  return w.slice(0, start) + (STEP_2_REPLACEMENT.get(suffix) ?? "");
+  return found.replaced;
 }
 
-const STEP_3: ReadonlyArray<readonly [string, string]> = [
+const STEP_3 = new Replacements([
   ["ational", "ate"],
   ["tional", "tion"],
   ["alize", "al"],
@@ -324,16 +340,12 @@ const STEP_3: ReadonlyArray<readonly [string, string]> = [
   ["ical", "ic"],
   ["ness", ""],
   ["ful", ""],
-];
-const STEP_3_SUFFIXES = STEP_3.map(([s]) => s);
-const STEP_3_REPLACEMENT = new Map(STEP_3);
+]);
 
 function step3(w: string, r1: number, r2: number): string {
-  const suffix = longestSuffix(w, STEP_3_SUFFIXES);
-  if (suffix === undefined) return w;
-  const start = w.length - suffix.length;
-  if (start < r1 || (suffix === "ative" && start < r2)) return w;
-  return w.slice(0, start) + (STEP_3_REPLACEMENT.get(suffix) ?? "");
+  const found = STEP_3.longest(w);
+  if (found === undefined || found.start < r1 || (found.suffix === "ative" && found.start < r2)) return w;
+  return found.replaced;
 }
 
 const STEP_4 = [

@@ -1,18 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Sql } from "../db/database.ts";
+import { PGVECTOR_SESSION_SETTINGS } from "../db/pgvector-settings.ts";
 import { vectorLiteral } from "./codec.ts";
 import { filterConditions } from "./sql-filter.ts";
-import type { VectorFilter, VectorHit, VectorIndex, VectorPoint } from "./vector-index.ts";
-
-/**
- * Search settings for every database session: HNSW looks at 100 candidates (enough for the largest page of
- * 100), and keeps scanning when filters (another user's points, say) discard candidates, instead of returning
- * short. Relaxed order is fine: callers sort by score.
- */
-export const PGVECTOR_SESSION_SETTINGS: Record<string, string> = {
-  "hnsw.ef_search": "100",
-  "hnsw.iterative_scan": "relaxed_order",
-};
+import { filterFields, type VectorFilter, type VectorHit, type VectorIndex, type VectorPoint } from "./vector-index.ts";
 
 // HNSW indexes vector up to 2,000 dimensions and halfvec up to 4,000
 const MAX_VECTOR_DIMS = 2000;
@@ -78,16 +69,7 @@ export class PgVectorIndex implements VectorIndex {
   async upsert(embedderId: string, points: readonly VectorPoint[]): Promise<void> {
     if (points.length === 0) return;
     const { name, cast } = this.table(embedderId);
-    const rows = points.map((p) => ({
-      id: p.id,
-      user_id: p.userId,
-      type: p.type,
-      tags: p.tags,
-      thread_id: p.threadId,
-      is_archived: p.isArchived,
-      created_at: p.createdAt.toISOString(),
-      embedding: vectorLiteral(p.vector),
-    }));
+    const rows = points.map((p) => ({ id: p.id, ...filterFields(p), embedding: vectorLiteral(p.vector) }));
     await this.sql.query(
       `INSERT INTO ${name} (id, user_id, type, tags, thread_id, is_archived, created_at, embedding)
        SELECT id, user_id, type, tags, thread_id, is_archived, created_at, embedding::${cast}

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { QdrantClient, QdrantClientTimeoutError, type Schemas } from "@qdrant/js-client-rest";
 import type { Logger } from "../logger.ts";
-import type { VectorFilter, VectorHit, VectorIndex, VectorPoint } from "./vector-index.ts";
+import { filterFields, VectorIndexUnavailable, type VectorFilter, type VectorHit, type VectorIndex, type VectorPoint } from "./vector-index.ts";
 
 /** Points per write request: large enough for rebuilds to be quick, small enough to stay well under Qdrant's body limit. */
 const BATCH = 256;
@@ -85,7 +85,7 @@ export class QdrantIndex implements VectorIndex {
     try {
       return await request();
     } catch (error) {
-      throw new Error(`Qdrant ${operation} failed (${this.where}): ${describe(error)}`, { cause: error });
+      throw new VectorIndexUnavailable(`Qdrant ${operation} failed (${this.where}): ${describe(error)}`, { cause: error });
     }
   }
 
@@ -166,15 +166,7 @@ export class QdrantIndex implements VectorIndex {
       const batch = points.slice(i, i + BATCH).map((p) => ({
         id: p.id,
         vector: Array.from(p.vector),
-        payload: {
-          user_id: p.userId,
-          type: p.type,
-          tags: p.tags,
-          thread_id: p.threadId,
-          is_archived: p.isArchived,
-          created_at: p.createdAt.toISOString(),
-          version: p.version,
-        },
+        payload: { ...filterFields(p), version: p.version },
       }));
       await this.call(`upsert into ${name}`, () => this.client.upsert(name, { wait: true, points: batch }));
     }

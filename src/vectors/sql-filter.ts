@@ -1,3 +1,4 @@
+import { filterSql } from "./filter-sql.ts";
 import type { VectorFilter } from "./vector-index.ts";
 
 /**
@@ -15,5 +16,6 @@ export function filterConditions(filter: VectorFilter, params: unknown[]): strin
   if (filter.threadId !== undefined) conditions.push(`thread_id = ${param(filter.threadId)}::uuid`);
   if (filter.fromDate) conditions.push(`created_at >= ${param(filter.fromDate.toISOString())}::timestamptz`);
   if (filter.toDate) conditions.push(`created_at <= ${param(filter.toDate.toISOString())}::timestamptz`);
+  if (filter.where) conditions.push(filterSql(filter.where, params));
   return conditions.join(" AND ");
 }

@@ -1,3 +1,11 @@
+import type { FilterClause } from "./filter-clause.ts";
+
+/**
+ * An index that lives elsewhere (Qdrant) did not answer as it should: a search meanwhile is 503, not 500. The
+ * message names the server, for the log; what the client sees is said by the search.
+ */
+export class VectorIndexUnavailable extends Error {}
+
 /** What the index keeps of a memory: its vector and the fields searches filter on. */
 export interface VectorPoint {
   id: string;
@@ -12,6 +20,16 @@ export interface VectorPoint {
   version: number;
 }
 
+/** The fields of a point that searches filter on, under the names the SQL and Qdrant indexes store them by. */
+export const filterFields = (p: VectorPoint) => ({
+  user_id: p.userId,
+  type: p.type,
+  tags: p.tags,
+  thread_id: p.threadId,
+  is_archived: p.isArchived,
+  created_at: p.createdAt.toISOString(),
+});
+
 /** Every search is one user's; the other conditions narrow it. Archived memories are never returned. */
 export interface VectorFilter {
   userId: string;
@@ -21,6 +39,8 @@ export interface VectorFilter {
   threadId?: string;
   fromDate?: Date;
   toDate?: Date;
+  /** Boolean logic and metadata conditions: only the exact scan takes them (SearchService routes them there). */
+  where?: FilterClause;
 }
 
 export interface VectorHit {

@@ -1,21 +1,18 @@
 import type { Sql } from "../db/database.ts";
-import { isMemoryEvent, type ChangeEvent } from "../events/change-event.ts";
-import { restMemory, type MemoryView } from "../rest/memory-wire.ts";
-import { restThread, type ThreadView } from "../rest/thread-wire.ts";
+import type { ChangeEvent } from "../events/change-event.ts";
 
-/** The delivery body: `{type, timestamp, data}`, the object as the REST API shows it (its id alone for a delete). */
-export function webhookBody(event: ChangeEvent): string {
-  const object = event.data;
-  const data = object === null ? { id: event.objectId } : isMemoryEvent(event.type) ? restMemory(object as unknown as MemoryView) : restThread(object as unknown as ThreadView);
-  return JSON.stringify({ type: event.type, timestamp: event.timestamp, data });
-}
+/**
+ * The body of an event's deliveries. Given by the composition root (rest/webhook-body.ts): the payload shows
+ * the object as the REST API does, a shape this layer does not know.
+ */
+export type WebhookBody = (event: ChangeEvent) => string;
 
 /**
  * Queues a delivery of each event to each enabled endpoint of its user that wants its type, in the caller's
  * transaction (the one that takes the events from the outbox: an event leaves it with its deliveries queued).
  * Answers how many it queued.
  */
-export async function queueDeliveries(sql: Sql, events: readonly ChangeEvent[]): Promise<number> {
+export async function queueDeliveries(sql: Sql, events: readonly ChangeEvent[], webhookBody: WebhookBody): Promise<number> {
   const users = [...new Set(events.map((event) => event.userId))];
   const endpoints = await sql.query<{ id: string; user_id: string; events: string[] }>(
     "SELECT id, user_id, events FROM webhooks WHERE enabled AND user_id = ANY($1::uuid[])",

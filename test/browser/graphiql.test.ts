@@ -1,50 +1,20 @@
 import { existsSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer, type TestUser } from "../support/server.ts";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestUser } from "../support/server.ts";
+import { CHROMIUM, offlinePageSuite } from "./offline-page.ts";
 
 // the dashboard's browser test prints the loud warning when Chromium is missing
 describe.skipIf(!existsSync(CHROMIUM))("GraphiQL in Chromium", () => {
-  let server: TestServer;
+  const suite = offlinePageSuite(/status of 401/);
   let user: TestUser;
-  let browser: Browser;
-  let page: Page;
-  const elsewhere: string[] = [];
-  const problems: string[] = [];
-  const fetched: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser("graphiql-user@example.com");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    await context.route("**/*", (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${server.url}/`) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
-      elsewhere.push(url);
-      return route.abort();
-    });
-    page = await context.newPage();
-    page.on("request", (request) => fetched.push(request.url()));
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("console", (message) => {
-      if (message.type() === "error" && !/status of 401/.test(message.text())) problems.push(`console: ${message.text()}`);
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    user = await suite.server.newUser("graphiql-user@example.com");
   });
 
   it("renders from this server's files under its content policy, and runs the example operations (the subscription too) with the key given in its Headers tab", async () => {
-    await page.goto(`${server.url}/graphql`);
+    const { page, elsewhere, problems, fetched } = suite.opened;
+    await page.goto(`${suite.server.url}/graphql`);
     await page.locator(".graphiql-container").first().waitFor();
     await page.getByText("query Recent").first().waitFor();
     expect(fetched.filter((url) => url.includes("/graphiql/")).length).toBeGreaterThanOrEqual(3);

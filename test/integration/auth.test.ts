@@ -1,33 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { describe, expect, it } from "vitest";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 const unauthorizedBody = { error: { code: "UNAUTHORIZED", message: expect.any(String) } };
 
+// one server and user for the whole file (a server start is most of what a suite of quick tests costs)
+const suite = serverWithUser();
+
 describe.skipIf(databaseUnavailable())("authentication", () => {
-  let server: TestServer;
-  let user: TestUser;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
-
   it("accepts the key as Authorization: Bearer", async () => {
-    const res = await server.client().get("/api/v1/memory", { headers: { authorization: `Bearer ${user.key}` } });
+    const res = await suite.server.client().get("/api/v1/memory", { headers: { authorization: `Bearer ${suite.user.key}` } });
     expect(res.status).toBe(200);
   });
 
   it("accepts the key as x-service-api-key", async () => {
-    const res = await server.client().get("/api/v1/memory", { headers: { "x-service-api-key": user.key } });
+    const res = await suite.server.client().get("/api/v1/memory", { headers: { "x-service-api-key": suite.user.key } });
     expect(res.status).toBe(200);
   });
 
   it("treats the two headers as the same credential (same user, same data)", async () => {
-    const created = await server.client().post("/api/v1/memory", { content: "via x-service-api-key" }, {
-      headers: { "x-service-api-key": user.key },
+    const created = await suite.server.client().post("/api/v1/memory", { content: "via x-service-api-key" }, {
+      headers: { "x-service-api-key": suite.user.key },
     });
-    const viaBearer = await user.api.get(`/api/v1/memories/${created.body.id}`);
+    const viaBearer = await suite.user.api.get(`/api/v1/memories/${created.body.id}`);
     expect(viaBearer.status).toBe(200);
   });
 
@@ -38,13 +32,13 @@ describe.skipIf(databaseUnavailable())("authentication", () => {
     ["another scheme", { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }],
     ["an empty x-service-api-key", { "x-service-api-key": "" }],
   ])("answers 401 UNAUTHORIZED on REST for %s", async (_name, headers) => {
-    const res = await server.client().get("/api/v1/memory", { headers });
+    const res = await suite.server.client().get("/api/v1/memory", { headers });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(unauthorizedBody);
   });
 
   it("answers 401 with extensions.code on GraphQL for a missing or unknown key", async () => {
-    for (const client of [server.client(), server.client("msk_unknown")]) {
+    for (const client of [suite.server.client(), suite.server.client("msk_unknown")]) {
       const res = await client.graphql("{ me { id } }");
       expect(res.status).toBe(401);
       expect(res.body.errors?.[0]?.extensions?.code).toBe("UNAUTHORIZED");
@@ -52,7 +46,7 @@ describe.skipIf(databaseUnavailable())("authentication", () => {
   });
 
   it("protects every route, including ones that would otherwise fail validation", async () => {
-    const anonymous = server.client();
+    const anonymous = suite.server.client();
     const attempts = [
       anonymous.post("/api/v1/memory", { content: "x" }),
       anonymous.get("/api/v1/memories/00000000-0000-4000-8000-000000000000"),
@@ -65,7 +59,7 @@ describe.skipIf(databaseUnavailable())("authentication", () => {
   });
 
   it("stops accepting a revoked key on the very next request", async () => {
-    const victim = await server.newUser();
+    const victim = await suite.server.newUser();
     expect((await victim.api.get("/api/v1/memory")).status).toBe(200);
     const revoked = await victim.api.graphql(`mutation ($id: ID!) { revokeApiKey(id: $id) { revoked revokedAt } }`, {
       id: victim.keyId,
@@ -78,13 +72,13 @@ describe.skipIf(databaseUnavailable())("authentication", () => {
   });
 
   it("serves /healthz without a key", async () => {
-    const res = await server.client().get("/healthz");
+    const res = await suite.server.client().get("/healthz");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "ok" });
   });
 
   it("serves GraphiQL to a browser without a key", async () => {
-    const res = await server.client().get("/graphql", { headers: { accept: "text/html" } });
+    const res = await suite.server.client().get("/graphql", { headers: { accept: "text/html" } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
     expect(res.text).toContain("GraphiQL");
@@ -92,49 +86,40 @@ describe.skipIf(databaseUnavailable())("authentication", () => {
 });
 
 describe.skipIf(databaseUnavailable())("API keys over GraphQL", () => {
-  let server: TestServer;
-  let user: TestUser;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
-
   it("creates a key whose full value is returned once and works at once", async () => {
-    const res = await user.api.graphql(`mutation { createApiKey(name: "laptop") { key apiKey { id name prefix revoked } } }`);
+    const res = await suite.user.api.graphql(`mutation { createApiKey(name: "laptop") { key apiKey { id name prefix revoked } } }`);
     expect(res.status).toBe(200);
     const created = res.body.data.createApiKey;
     expect(created.key).toMatch(/^msk_[\w-]{40,}$/);
     expect(created.key.startsWith(created.apiKey.prefix)).toBe(true);
     expect(created.apiKey).toMatchObject({ name: "laptop", revoked: false });
-    expect((await server.client(created.key).get("/api/v1/memory")).status).toBe(200);
+    expect((await suite.server.client(created.key).get("/api/v1/memory")).status).toBe(200);
   });
 
   it("lists the user's keys without the secret, marking the current one", async () => {
-    const res = await user.api.graphql(`{ apiKeys { id name prefix current createdAt lastUsedAt revokedAt } }`);
+    const res = await suite.user.api.graphql(`{ apiKeys { id name prefix current createdAt lastUsedAt revokedAt } }`);
     const keys = res.body.data.apiKeys;
     expect(keys.length).toBeGreaterThanOrEqual(2);
-    expect(keys.filter((k: { current: boolean }) => k.current)).toEqual([expect.objectContaining({ id: user.keyId })]);
-    expect(JSON.stringify(keys)).not.toContain(user.key);
+    expect(keys.filter((k: { current: boolean }) => k.current)).toEqual([expect.objectContaining({ id: suite.user.keyId })]);
+    expect(JSON.stringify(keys)).not.toContain(suite.user.key);
   });
 
   it("stores only a hash of the key", async () => {
-    const rows = await server.app.db.sql.query<Record<string, unknown>>("SELECT * FROM api_keys WHERE id = $1", [user.keyId]);
+    const rows = await suite.server.app.db.sql.query<Record<string, unknown>>("SELECT * FROM api_keys WHERE id = $1", [suite.user.keyId]);
     expect(rows).toHaveLength(1);
-    expect(JSON.stringify(rows)).not.toContain(user.key);
+    expect(JSON.stringify(rows)).not.toContain(suite.user.key);
     expect(rows[0]!.hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it("rejects an empty key name", async () => {
-    const res = await user.api.graphql(`mutation { createApiKey(name: "  ") { key } }`);
+    const res = await suite.user.api.graphql(`mutation { createApiKey(name: "  ") { key } }`);
     expect(res.status).toBe(400);
     expect(res.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
   });
 
   it("cannot revoke another user's key", async () => {
-    const other = await server.newUser();
-    const res = await user.api.graphql(`mutation ($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: other.keyId });
+    const other = await suite.server.newUser();
+    const res = await suite.user.api.graphql(`mutation ($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: other.keyId });
     expect(res.status).toBe(404);
     expect(res.body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
     expect((await other.api.get("/api/v1/memory")).status).toBe(200);

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 const deep = (depth: number): unknown => (depth === 0 ? "leaf" : { next: deep(depth - 1) });
 
 describe.skipIf(databaseUnavailable())("bad input", () => {
-  let server: TestServer;
-  let user: TestUser;
+  const suite = serverWithUser({ MAX_BODY_BYTES: "65536", MAX_CONTENT_CHARS: "1000" });
   let memoryId: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ MAX_BODY_BYTES: "65536", MAX_CONTENT_CHARS: "1000" });
-    user = await server.newUser();
-    memoryId = (await user.api.post("/api/v1/memory", { content: "target" })).body.id;
+    memoryId = (await suite.user.api.post("/api/v1/memory", { content: "target" })).body.id;
   });
-  afterAll(() => server?.close());
 
   const expectError = (res: { status: number; body: any }, status: number, code: string, message: RegExp) => {
     expect(res.status).toBe(status);
@@ -48,17 +44,17 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
       ["an unknown field", { content: "x", kind: "task" }, /^kind is not a field of a memory/],
       ["a body that is not an object", ["content"], /^body must be a JSON object/],
     ])("%s", async (_name, body, message) => {
-      expectError(await user.api.post("/api/v1/memory", body), 400, "VALIDATION_ERROR", message);
+      expectError(await suite.user.api.post("/api/v1/memory", body), 400, "VALIDATION_ERROR", message);
     });
   });
 
   it("PATCH refuses null for fields that cannot be cleared", async () => {
-    expectError(await user.api.patch(`/api/v1/memories/${memoryId}`, { content: null }), 400, "VALIDATION_ERROR", /^content cannot be null/);
-    expectError(await user.api.patch(`/api/v1/memories/${memoryId}`, { is_archived: null }), 400, "VALIDATION_ERROR", /^is_archived cannot be null/);
+    expectError(await suite.user.api.patch(`/api/v1/memories/${memoryId}`, { content: null }), 400, "VALIDATION_ERROR", /^content cannot be null/);
+    expectError(await suite.user.api.patch(`/api/v1/memories/${memoryId}`, { is_archived: null }), 400, "VALIDATION_ERROR", /^is_archived cannot be null/);
   });
 
   it("malformed JSON is 400 INVALID_JSON", async () => {
-    const res = await user.api.request("POST", "/api/v1/memory", {
+    const res = await suite.user.api.request("POST", "/api/v1/memory", {
       raw: '{"content": "unterminated',
       headers: { "content-type": "application/json" },
     });
@@ -67,21 +63,21 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
 
   it("a body that is not JSON is 415 UNSUPPORTED_MEDIA_TYPE", async () => {
     for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
-      const res = await user.api.request("POST", "/api/v1/memory", { raw: "content=x", headers: { "content-type": type } });
+      const res = await suite.user.api.request("POST", "/api/v1/memory", { raw: "content=x", headers: { "content-type": type } });
       expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE", /JSON/);
     }
   });
 
   it("a missing body is 400", async () => {
-    const res = await user.api.request("POST", "/api/v1/memory", { headers: { "content-type": "application/json" } });
+    const res = await suite.user.api.request("POST", "/api/v1/memory", { headers: { "content-type": "application/json" } });
     expectError(res, 400, "VALIDATION_ERROR", /body is required/);
   });
 
   it("an oversized body is 413 PAYLOAD_TOO_LARGE, on REST and GraphQL", async () => {
     const big = JSON.stringify({ content: "x".repeat(70_000) });
-    const rest = await user.api.request("POST", "/api/v1/memory", { raw: big, headers: { "content-type": "application/json" } });
+    const rest = await suite.user.api.request("POST", "/api/v1/memory", { raw: big, headers: { "content-type": "application/json" } });
     expectError(rest, 413, "PAYLOAD_TOO_LARGE", /at most 65536 bytes/);
-    const gql = await user.api.request("POST", "/graphql", {
+    const gql = await suite.user.api.request("POST", "/graphql", {
       raw: JSON.stringify({ query: `{ me { id } }`, variables: { pad: "x".repeat(70_000) } }),
       headers: { "content-type": "application/json" },
     });
@@ -104,24 +100,24 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
       ["a type no memory can have (NUL)", "type=%00", /^type must be a short lowercase word/],
       ["a type no memory can have (punctuation)", "type=a%20b", /^type must be a short lowercase word/],
     ])("%s", async (_name, query, message) => {
-      expectError(await user.api.get(`/api/v1/memory?${query}`), 400, "VALIDATION_ERROR", message);
+      expectError(await suite.user.api.get(`/api/v1/memory?${query}`), 400, "VALIDATION_ERROR", message);
     });
 
     it("search checks its type filter by the same rule", async () => {
-      const res = await user.api.get("/api/v1/memory/search?query=target&type=%00");
+      const res = await suite.user.api.get("/api/v1/memory/search?query=target&type=%00");
       expectError(res, 400, "VALIDATION_ERROR", /^type must be a short lowercase word/);
     });
   });
 
   it("an unknown route is 404 and a known route with the wrong method is 405 with Allow", async () => {
-    expectError(await user.api.get("/api/v1/nothing-here"), 404, "NOT_FOUND", /No route/);
-    const res = await user.api.delete("/api/v1/memory");
+    expectError(await suite.user.api.get("/api/v1/nothing-here"), 404, "NOT_FOUND", /No route/);
+    const res = await suite.user.api.delete("/api/v1/memory");
     expectError(res, 405, "METHOD_NOT_ALLOWED", /DELETE is not allowed/);
     expect(res.headers.get("allow")).toBe("POST, GET");
   });
 
   it("none of the above wrote anything", async () => {
-    const res = await user.api.get("/api/v1/memory?limit=100");
+    const res = await suite.user.api.get("/api/v1/memory?limit=100");
     expect(res.body.total).toBe(1);
     expect(res.body.memories[0].content).toBe("target");
   });

@@ -1,37 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
-import type { Embedder } from "../../src/embeddings/embedder.ts";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
-
-/** The built-in embedder, counting its calls. */
-function countingEmbedder(): Embedder & { calls: number[] } {
-  const inner = new BuiltinEmbedder();
-  const calls: number[] = [];
-  return {
-    id: inner.id,
-    dimensions: inner.dimensions,
-    deferWrites: false,
-    calls,
-    embed(texts) {
-      calls.push(texts.length);
-      return inner.embed(texts);
-    },
-  };
-}
+import { describe, expect, it } from "vitest";
+import { countingEmbedder } from "../support/counting-embedder.ts";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 describe.skipIf(databaseUnavailable())("batch create (POST /api/v1/memory/batch)", () => {
-  let server: TestServer;
-  let user: TestUser;
   const embedder = countingEmbedder();
-
-  beforeAll(async () => {
-    server = await startTestServer({}, { embedder });
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
+  const suite = serverWithUser({}, { embedder });
 
   it("stores the valid items when one is invalid, and answers every item in input order", async () => {
-    const res = await user.api.post("/api/v1/memory/batch", {
+    const res = await suite.user.api.post("/api/v1/memory/batch", {
       memories: [
         { content: "first: likes mango", type: "preference" },
         { content: "second: gym on Tuesdays", tags: ["fitness"] },
@@ -47,19 +23,19 @@ describe.skipIf(databaseUnavailable())("batch create (POST /api/v1/memory/batch)
       { success: false, error: { code: "VALIDATION_ERROR", message: "content must not be empty" } },
       { success: true, id: expect.any(String) },
     ]);
-    const stored = await user.api.get(`/api/v1/memories/${res.body.results[3].id}`);
+    const stored = await suite.user.api.get(`/api/v1/memories/${res.body.results[3].id}`);
     expect(stored.body.content).toEqual({ kind: "record", value: 3 });
-    expect((await user.api.get(`/api/v1/memories/${res.body.results[0].id}`)).body.type).toBe("preference");
+    expect((await suite.user.api.get(`/api/v1/memories/${res.body.results[0].id}`)).body.type).toBe("preference");
   });
 
   it("accepts a bare array as well as {memories: [...]}", async () => {
-    const res = await user.api.post("/api/v1/memory/batch", [{ content: "from a bare array" }]);
+    const res = await suite.user.api.post("/api/v1/memory/batch", [{ content: "from a bare array" }]);
     expect(res.status).toBe(200);
     expect(res.body.summary).toEqual({ total: 1, successful: 1, failed: 0 });
   });
 
   it("fails only the item whose fields have the wrong type or an unknown thread", async () => {
-    const res = await user.api.post("/api/v1/memory/batch", [
+    const res = await suite.user.api.post("/api/v1/memory/batch", [
       { content: "good one" },
       { content: "bad tags", tags: "not-a-list" },
       { content: "bad thread", thread_id: "00000000-0000-4000-8000-000000000000" },
@@ -81,16 +57,16 @@ describe.skipIf(databaseUnavailable())("batch create (POST /api/v1/memory/batch)
   it("embeds the whole batch with one embedder call", async () => {
     embedder.calls.length = 0;
     const items = Array.from({ length: 50 }, (_, i) => ({ content: `batch memory number ${i} about kites` }));
-    const res = await user.api.post("/api/v1/memory/batch", { memories: items });
+    const res = await suite.user.api.post("/api/v1/memory/batch", { memories: items });
     expect(res.body.summary.successful).toBe(50);
     expect(embedder.calls).toEqual([50]);
   });
 
   it("stores 100 items, and refuses an empty batch or one of 101 as a whole", async () => {
     const hundred = Array.from({ length: 100 }, (_, i) => ({ content: `item ${i}` }));
-    expect((await user.api.post("/api/v1/memory/batch", hundred)).body.summary.successful).toBe(100);
+    expect((await suite.user.api.post("/api/v1/memory/batch", hundred)).body.summary.successful).toBe(100);
     for (const items of [[], [...hundred, { content: "one too many" }]]) {
-      const res = await user.api.post("/api/v1/memory/batch", { memories: items });
+      const res = await suite.user.api.post("/api/v1/memory/batch", { memories: items });
       expect(res.status).toBe(400);
       expect(res.body.error).toEqual({
         code: "VALIDATION_ERROR",
@@ -101,20 +77,20 @@ describe.skipIf(databaseUnavailable())("batch create (POST /api/v1/memory/batch)
 
   it("refuses a body that is neither an array nor {memories: [...]}", async () => {
     for (const body of [{ content: "x" }, { memories: "x" }, { memories: [], extra: 1 }, 42]) {
-      const res = await user.api.post("/api/v1/memory/batch", body);
+      const res = await suite.user.api.post("/api/v1/memory/batch", body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
     }
   });
 
   it("makes batch memories searchable at once", async () => {
-    const res = await user.api.post("/api/v1/memory/batch", [{ content: "the kayak is stored in the garage rafters" }]);
-    const search = await user.api.get("/api/v1/memory/search?query=kayak%20garage");
+    const res = await suite.user.api.post("/api/v1/memory/batch", [{ content: "the kayak is stored in the garage rafters" }]);
+    const search = await suite.user.api.get("/api/v1/memory/search?query=kayak%20garage");
     expect(search.body.results[0].id).toBe(res.body.results[0].id);
   });
 
   it("is batchCreateMemories over GraphQL, with the field of each error", async () => {
-    const res = await user.api.graphql(
+    const res = await suite.user.api.graphql(
       `mutation ($items: [CreateMemoryInput!]!) { batchCreateMemories(items: $items) {
          summary { total successful failed } results { success id memory { content } error { code message field } } } }`,
       { items: [{ content: "graphql batch one" }, { content: "x", type: "Not A Word!" }] },

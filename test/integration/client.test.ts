@@ -1,23 +1,14 @@
 import { connect, createServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { MemoryClient, MemoryServiceError, type Memory, type RequestEvent } from "../../src/client/index.ts";
 import { keyAdmin } from "../../src/domain/key-admin.ts";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { rejection } from "../support/rejection.ts";
+import { databaseUnavailable, serverWithUser, startTestServer } from "../support/server.ts";
+import { BEFORE_REPLACE, CREATED_FULL_MEMORY, FULL_MEMORY, REPLACED, REPLACEMENT, UUID } from "../support/wire.ts";
 
 // The client library against the real server, over a real socket.
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-async function rejection(promise: PromiseLike<unknown>): Promise<MemoryServiceError> {
-  const error = await Promise.resolve(promise).then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(MemoryServiceError);
-  return error as MemoryServiceError;
-}
 
 /**
  * A TCP proxy to `target` that loses the first response: it forwards the request, and the moment the first
@@ -61,47 +52,27 @@ async function responseLosingProxy(target: string): Promise<{ url: string; close
 }
 
 describe.skipIf(databaseUnavailable())("client library against the server", () => {
-  let server: TestServer;
-  let user: TestUser;
+  const suite = serverWithUser();
   let client: MemoryClient;
   const clientFor = (apiKey: string, options: Partial<ConstructorParameters<typeof MemoryClient>[0]> = {}) =>
-    new MemoryClient({ apiKey, baseUrl: server.url, retryDelay: 10, ...options });
+    new MemoryClient({ apiKey, baseUrl: suite.server.url, retryDelay: 10, ...options });
 
   beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
-    client = clientFor(user.key);
+    client = clientFor(suite.user.key);
   });
-  afterAll(() => server?.close());
 
   describe("memories.create", () => {
     it("stores text with every field and returns the memory with ok: true", async () => {
-      const created = await client.memories.create({
-        content: "I prefer tea to coffee",
-        type: "preference",
-        tags: ["drinks", "morning"],
-        metadata: { source: "chat", confidence: 0.9 },
-      });
-      expect(created).toEqual({
-        id: expect.stringMatching(UUID),
-        content: "I prefer tea to coffee",
-        type: "preference",
-        tags: ["drinks", "morning"],
-        metadata: { source: "chat", confidence: 0.9 },
-        thread_id: null,
-        is_archived: false,
-        created_at: expect.stringMatching(ISO),
-        updated_at: expect.stringMatching(ISO),
-        ok: true,
-      });
-      expect((await user.api.get(`/api/v1/memories/${created.id}`)).body.content).toBe("I prefer tea to coffee");
+      const created = await client.memories.create(FULL_MEMORY);
+      expect(created).toEqual(CREATED_FULL_MEMORY);
+      expect((await suite.user.api.get(`/api/v1/memories/${created.id}`)).body.content).toBe("I prefer tea to coffee");
     });
 
     it("stores an object given as data and returns it as content", async () => {
       const record = { dish: "ramen", rating: 5, notes: { spicy: true, extras: ["egg", "nori"] } };
       const created = await client.memories.create({ data: record, type: "observation" });
       expect(created).toMatchObject({ content: record, type: "observation", ok: true });
-      expect((await user.api.get(`/api/v1/memories/${created.id}`)).body.content).toEqual(record);
+      expect((await suite.user.api.get(`/api/v1/memories/${created.id}`)).body.content).toEqual(record);
     });
 
     it("passes the server's VALIDATION_ERROR through without retrying", async () => {
@@ -111,8 +82,8 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
     });
 
     it("stores one memory when the response to a create is lost and the client retries", async () => {
-      const writer = await server.newUser();
-      const proxy = await responseLosingProxy(server.url);
+      const writer = await suite.server.newUser();
+      const proxy = await responseLosingProxy(suite.server.url);
       try {
         const attempts: RequestEvent[] = [];
         const errors: string[] = [];
@@ -144,7 +115,7 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
 
     it("get of an unknown id is NOT_FOUND, with the request id the server logged", async () => {
       let sent: string | undefined;
-      const watched = clientFor(user.key, { hooks: { onRequest: (event) => void (sent = event.requestId) } });
+      const watched = clientFor(suite.user.key, { hooks: { onRequest: (event) => void (sent = event.requestId) } });
       const error = await rejection(watched.memories.get("00000000-0000-4000-8000-000000000000"));
       expect(error).toMatchObject({ code: "NOT_FOUND", status: 404, attempts: 1 });
       // the server adopts the X-Request-Id the client sends, so the two sides' logs join up
@@ -167,17 +138,9 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
     });
 
     it("replace (PUT) sets every field; what is left out goes back to its default", async () => {
-      const created = await client.memories.create({ content: "old", type: "task", tags: ["a"], metadata: { k: 1 } });
-      const replaced = await client.memories.replace(created.id, { content: "replaced", tags: ["b"] });
-      expect(replaced).toMatchObject({
-        id: created.id,
-        content: "replaced",
-        type: null,
-        tags: ["b"],
-        metadata: {},
-        thread_id: null,
-        is_archived: false,
-      });
+      const created = await client.memories.create(BEFORE_REPLACE);
+      const replaced = await client.memories.replace(created.id, REPLACEMENT);
+      expect(replaced).toMatchObject({ id: created.id, ...REPLACED });
     });
 
     it("replace without content is the server's VALIDATION_ERROR", async () => {
@@ -200,7 +163,7 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
     const created: Memory[] = [];
 
     beforeAll(async () => {
-      lister = clientFor((await server.newUser()).key);
+      lister = clientFor((await suite.server.newUser()).key);
       // 25 memories, oldest first: i % 3 decides the type, i % 2 the tags, every fifth is archived
       for (let i = 0; i < 25; i++) {
         const memory = await lister.memories.create({
@@ -254,7 +217,7 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
   // The server is still gaining these routes; enable each test as its route lands (CONTRACT.md shapes).
   describe("operations the server does not serve yet", () => {
     it("search finds a memory by meaning, with relevance_score equal to score, and filters", async () => {
-      const searcher = clientFor((await server.newUser()).key);
+      const searcher = clientFor((await suite.server.newUser()).key);
       const tea = await searcher.memories.create({ content: "I prefer green tea in the morning", type: "preference" });
       await searcher.memories.create({ content: "My dog is called Rex", type: "observation" });
       const found = await searcher.memories.search({ query: "which tea do I like?", limit: 5 });
@@ -262,13 +225,13 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
       expect(found.results.map((result) => result.id)).toContain(tea.id);
       for (const result of found.results) expect(result.relevance_score).toBe(result.score);
       const typed = await searcher.memories.search({ query: "tea", type: "observation" });
-      expect(typed.results.every((result) => result.type === "observation")).toBe(true);
+      expect(typed.results.map((result) => result.type)).toEqual(["observation"]);
       const future = await searcher.memories.search({ query: "tea", from_date: new Date(Date.now() + 86_400_000) });
       expect(future.results).toEqual([]);
     });
 
     it("recall answers with results, total and query_type, and relevance_score equal to relevance", async () => {
-      const recaller = clientFor((await server.newUser()).key);
+      const recaller = clientFor((await suite.server.newUser()).key);
       const tea = await recaller.memories.create({ content: "I prefer green tea in the morning", type: "preference" });
       const recalled = await recaller.memories.recall({ query: "what do I drink in the morning?", limit: 5 });
       expect(typeof recalled.query_type).toBe("string");
@@ -277,7 +240,7 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
     });
 
     it("batchCreate stores 250 memories (three requests), the results in input order", async () => {
-      const batcher = clientFor((await server.newUser()).key);
+      const batcher = clientFor((await suite.server.newUser()).key);
       const inputs = Array.from({ length: 250 }, (_, i) => ({ content: `item ${i}`, tags: ["batch"] }));
       const result = await batcher.memories.batchCreate(inputs);
       expect(result.summary).toEqual({ total: 250, successful: 250, failed: 0 });
@@ -289,7 +252,7 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
     });
 
     it("threads: create, list, get with memories, update, delete with and without its memories", async () => {
-      const owner = clientFor((await server.newUser()).key);
+      const owner = clientFor((await suite.server.newUser()).key);
       const thread = await owner.threads.create({ title: "Trip to Japan", description: "planning", metadata: { year: 2025 } });
       expect(thread).toMatchObject({ id: expect.stringMatching(UUID), title: "Trip to Japan", status: "active" });
       const inThread = await owner.memories.create({ content: "Book the ryokan", thread_id: thread.id });
@@ -360,8 +323,8 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
     });
 
     it("a revoked key is INVALID_API_KEY too", async () => {
-      const revoked = await server.newUser();
-      await keyAdmin(server.app.services).revoke(revoked.keyId);
+      const revoked = await suite.server.newUser();
+      await keyAdmin(suite.server.app.services).revoke(revoked.keyId);
       expect((await rejection(clientFor(revoked.key).memories.get("00000000-0000-4000-8000-000000000000"))).code).toBe(
         "INVALID_API_KEY",
       );

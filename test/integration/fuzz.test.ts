@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 /** Strings that have broken servers: unicode, NUL, lone surrogates, markup, long runs, number-ish text. */
 const nastyString = fc.oneof(
@@ -103,33 +103,29 @@ const GRAPHQL = [
 ];
 
 describe.skipIf(databaseUnavailable())("fuzzing every route and operation", () => {
-  let server: TestServer;
-  let user: TestUser;
+  const suite = serverWithUser({ MAX_BODY_BYTES: "65536", MAX_CONTENT_CHARS: "2000" });
   const stored = new Set<string>(); // memories whose creation the server acknowledged and that were not deleted
   const known: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({ MAX_BODY_BYTES: "65536", MAX_CONTENT_CHARS: "2000" });
-    user = await server.newUser();
     for (let i = 0; i < 3; i++) {
-      const created = await user.api.post("/api/v1/memory", { content: `seed ${i}` });
+      const created = await suite.user.api.post("/api/v1/memory", { content: `seed ${i}` });
       stored.add(created.body.id);
       known.push(created.body.id);
     }
   });
-  afterAll(() => server?.close());
 
   const ids = fc.oneof(fc.constantFrom(...["00000000-0000-4000-8000-000000000000", "not-an-id", "%2e%2e"]), fc.nat().map((n) => known[n % known.length]!));
 
   async function send(method: string, path: string, b?: Body) {
-    const init: RequestInit = { method, headers: { authorization: `Bearer ${user.key}` } };
+    const init: RequestInit = { method, headers: { authorization: `Bearer ${suite.user.key}` } };
     if (b && method !== "GET" && method !== "DELETE") {
       const text = b.kind === "json" ? JSON.stringify(b.value) ?? "null" : b.text;
       const type = b.kind === "json" ? "application/json" : b.type;
       init.body = text;
       if (type) init.headers = { ...init.headers, "content-type": type };
     }
-    const res = await fetch(server.url + path, init);
+    const res = await fetch(suite.server.url + path, init);
     const text = await res.text();
     let json: Answer | undefined;
     try {
@@ -200,9 +196,9 @@ describe.skipIf(databaseUnavailable())("fuzzing every route and operation", () =
   });
 
   it("leaves the database holding exactly the memories whose creation was acknowledged", async () => {
-    const rows = await server.app.db.sql.query<{ id: string }>("SELECT id FROM memories WHERE user_id = $1::uuid", [user.userId]);
+    const rows = await suite.server.app.db.sql.query<{ id: string }>("SELECT id FROM memories WHERE user_id = $1::uuid", [suite.user.userId]);
     expect(new Set(rows.map((r) => r.id))).toEqual(stored);
-    const orphans = await server.app.db.sql.query("SELECT 1 FROM memory_terms t LEFT JOIN memories m ON m.id = t.memory_id WHERE m.id IS NULL");
+    const orphans = await suite.server.app.db.sql.query("SELECT 1 FROM memory_terms t LEFT JOIN memories m ON m.id = t.memory_id WHERE m.id IS NULL");
     expect(orphans).toEqual([]);
   });
 });

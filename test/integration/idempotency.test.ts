@@ -1,35 +1,33 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { describe, expect, it, vi } from "vitest";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
-  let server: TestServer;
-  let user: TestUser;
+  const suite = serverWithUser();
 
-  const total = async (who = user) => (await who.api.get("/api/v1/memory?limit=1")).body.total as number;
+  const total = async (who = suite.user) => (await who.api.get("/api/v1/memory?limit=1")).body.total as number;
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
-
-  it("answers a repeated create with the first response, and stores once", async () => {
-    const before = await total();
-    const headers = { "idempotency-key": "create-1" };
-    const first = await user.api.post("/api/v1/memory", { content: "only once please" }, { headers });
-    const second = await user.api.post("/api/v1/memory", { content: "only once please" }, { headers });
+  /** POSTs `body` twice with one key: the second answer is the first, replayed, and `stored` counts one more. */
+  const expectStoredOnce = async (path: string, body: object, key: string, stored: () => Promise<number>) => {
+    const before = await stored();
+    const headers = { "idempotency-key": key };
+    const first = await suite.user.api.post(path, body, { headers });
+    const second = await suite.user.api.post(path, body, { headers });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(first.headers.get("idempotent-replayed")).toBeNull();
-    expect(await total()).toBe(before + 1);
+    expect(await stored()).toBe(before + 1);
+  };
+
+  it("answers a repeated create with the first response, and stores once", async () => {
+    await expectStoredOnce("/api/v1/memory", { content: "only once please" }, "create-1", total);
   });
 
   it("refuses the same key with another body: 409 IDEMPOTENCY_CONFLICT", async () => {
     const headers = { "idempotency-key": "create-2" };
-    await user.api.post("/api/v1/memory", { content: "first body" }, { headers });
-    const res = await user.api.post("/api/v1/memory", { content: "second body" }, { headers });
+    await suite.user.api.post("/api/v1/memory", { content: "first body" }, { headers });
+    const res = await suite.user.api.post("/api/v1/memory", { content: "second body" }, { headers });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("IDEMPOTENCY_CONFLICT");
   });
@@ -37,21 +35,78 @@ describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
   it("replays a batch, and replays a validation error as it was", async () => {
     const headers = { "idempotency-key": "batch-1" };
     const items = [{ content: "batch a" }, { content: "" }];
-    const first = await user.api.post("/api/v1/memory/batch", items, { headers });
-    const again = await user.api.post("/api/v1/memory/batch", items, { headers });
+    const first = await suite.user.api.post("/api/v1/memory/batch", items, { headers });
+    const again = await suite.user.api.post("/api/v1/memory/batch", items, { headers });
     expect(again.body).toEqual(first.body);
     expect(first.body.summary.successful).toBe(1);
 
     const bad = { "idempotency-key": "bad-1" };
-    const refused = await user.api.post("/api/v1/memory", { content: "" }, { headers: bad });
-    const refusedAgain = await user.api.post("/api/v1/memory", { content: "" }, { headers: bad });
+    const refused = await suite.user.api.post("/api/v1/memory", { content: "" }, { headers: bad });
+    const refusedAgain = await suite.user.api.post("/api/v1/memory", { content: "" }, { headers: bad });
     expect(refused.status).toBe(400);
     expect(refusedAgain.status).toBe(400);
     expect(refusedAgain.headers.get("idempotent-replayed")).toBe("true");
   });
 
+  it("refuses the same request while the first is still running: 409, then replays it once it is done", async () => {
+    // the first create is held at its insert until the second has been answered
+    const { sql } = suite.server.app.db;
+    const query = sql.query.bind(sql);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let inserting!: () => void;
+    const held = new Promise<void>((resolve) => (inserting = resolve));
+    const spy = vi.spyOn(sql, "query").mockImplementation(async (text, params) => {
+      if (text.includes("INSERT INTO memories")) {
+        inserting();
+        await released;
+      }
+      return query(text, params);
+    });
+    const headers = { "idempotency-key": "in-flight-1" };
+    try {
+      const first = suite.user.api.post("/api/v1/memory", { content: "slow to store" }, { headers });
+      await held;
+      const meanwhile = await suite.user.api.post("/api/v1/memory", { content: "slow to store" }, { headers });
+      expect(meanwhile.status).toBe(409);
+      expect(meanwhile.body.error).toMatchObject({ code: "IDEMPOTENCY_CONFLICT", message: expect.stringMatching(/still running/) });
+      release();
+      expect((await first).status).toBe(201);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
+    const after = await suite.user.api.post("/api/v1/memory", { content: "slow to store" }, { headers });
+    expect(after.status).toBe(201);
+    expect(after.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("keeps a key for 24 hours: replayed just before, a new request just after", async () => {
+    const headers = { "idempotency-key": "window-1" };
+    const first = await suite.user.api.post("/api/v1/memory", { content: "kept a day" }, { headers });
+    const age = (minutes: number) =>
+      suite.server.app.db.sql.query(
+        "UPDATE idempotency_records SET created_at = now() - make_interval(mins => $2) WHERE user_id = $1::uuid AND key = $3",
+        [suite.user.userId, minutes, headers["idempotency-key"]],
+      );
+    await age(24 * 60 - 5);
+    const within = await suite.user.api.post("/api/v1/memory", { content: "kept a day" }, { headers });
+    expect(within.headers.get("idempotent-replayed")).toBe("true");
+    expect(within.body.id).toBe(first.body.id);
+    await age(24 * 60 + 5);
+    const after = await suite.user.api.post("/api/v1/memory", { content: "kept a day" }, { headers });
+    expect(after.status).toBe(201);
+    expect(after.headers.get("idempotent-replayed")).toBeNull();
+    expect(after.body.id).not.toBe(first.body.id);
+  });
+
+  it("applies to POST /api/v1/threads", async () => {
+    const threads = async () => (await suite.user.api.get("/api/v1/threads")).body.total as number;
+    await expectStoredOnce("/api/v1/threads", { title: "only one thread" }, "thread-1", threads);
+  });
+
   it("keeps keys per user: another user's same key is a new request", async () => {
-    const other = await server.newUser();
+    const other = await suite.server.newUser();
     const headers = { "idempotency-key": "create-1" };
     const res = await other.api.post("/api/v1/memory", { content: "only once please" }, { headers });
     expect(res.status).toBe(201);
@@ -63,23 +118,23 @@ describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
     const before = await total();
     const query = `mutation { createMemory(input: { content: "graphql once" }) { id } }`;
     const headers = { "idempotency-key": "gql-1" };
-    const first = await user.api.graphql(query, undefined, { headers });
-    const second = await user.api.graphql(query, undefined, { headers });
+    const first = await suite.user.api.graphql(query, undefined, { headers });
+    const second = await suite.user.api.graphql(query, undefined, { headers });
     expect(second.body).toEqual(first.body);
     expect(await total()).toBe(before + 1);
   });
 
   it("refuses a malformed key", async () => {
-    const res = await user.api.post("/api/v1/memory", { content: "x" }, { headers: { "idempotency-key": "x".repeat(300) } });
+    const res = await suite.user.api.post("/api/v1/memory", { content: "x" }, { headers: { "idempotency-key": "x".repeat(300) } });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/^Idempotency-Key must be/);
   });
 
   it("ignores the header on requests other than POST", async () => {
-    const created = (await user.api.post("/api/v1/memory", { content: "v1" })).body;
+    const created = (await suite.user.api.post("/api/v1/memory", { content: "v1" })).body;
     const headers = { "idempotency-key": "patch-1" };
-    await user.api.patch(`/api/v1/memories/${created.id}`, { content: "v2" }, { headers });
-    const res = await user.api.patch(`/api/v1/memories/${created.id}`, { content: "v3" }, { headers });
+    await suite.user.api.patch(`/api/v1/memories/${created.id}`, { content: "v2" }, { headers });
+    const res = await suite.user.api.patch(`/api/v1/memories/${created.id}`, { content: "v3" }, { headers });
     expect(res.body.content).toBe("v3");
   });
 });

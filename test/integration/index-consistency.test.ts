@@ -7,24 +7,17 @@ import { openPGlite } from "../../src/db/pglite.ts";
 import { LEXICAL_SHARE } from "../../src/domain/fusion.ts";
 import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
 import type { Embedder } from "../../src/embeddings/embedder.ts";
-import type { VectorIndex } from "../../src/vectors/vector-index.ts";
+import { FakeQdrant } from "../support/fake-qdrant.ts";
 import { databaseUnavailable, databaseUnderTest, persistentDatabase, startTestServer } from "../support/server.ts";
+import { replacing } from "../support/wrap-index.ts";
 
 /** Wraps an index so that its writes fail while `failing` is true. */
 function flaky(failing: { on: boolean }) {
-  return (inner: VectorIndex): VectorIndex =>
-    new Proxy(inner, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver) as unknown;
-        if ((property === "upsert" || property === "delete") && typeof value === "function") {
-          return (...args: unknown[]) => {
-            if (failing.on) return Promise.reject(new Error("index unreachable"));
-            return (value as (...a: unknown[]) => Promise<void>).apply(target, args);
-          };
-        }
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+  const unreachable = () => Promise.reject(new Error("index unreachable"));
+  return replacing((inner) => ({
+    upsert: (embedderId, points) => (failing.on ? unreachable() : inner.upsert(embedderId, points)),
+    delete: (embedderId, ids) => (failing.on ? unreachable() : inner.delete(embedderId, ids)),
+  }));
 }
 
 async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, seconds = 20): Promise<T> {
@@ -47,17 +40,23 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
 
   it("stores a memory whose index write failed, and finds it once the index recovers (retried in the background)", async () => {
     const failing = { on: true };
-    const server = await startTestServer({ DATA_DIR: "memory://" }, { wrapIndex: flaky(failing) });
+    // an index of its own, which can miss a memory (the exact scan reads the database itself): usearch on the
+    // embedded database, Qdrant (the fake) on PostgreSQL, whether or not it has pgvector
+    const qdrant = databaseUnderTest() === "postgres" ? await FakeQdrant.start() : undefined;
+    const server = await startTestServer(
+      qdrant ? { QDRANT_URL: qdrant.url } : { DATA_DIR: "memory://", VECTOR_INDEX: "usearch" },
+      { wrapIndex: flaky(failing) },
+    );
     try {
       const user = await server.newUser();
       const created = await user.api.post("/api/v1/memory", { content: "the spare key is under the blue flowerpot" });
       expect(created.status).toBe(201);
-      // the exact scan reads the database itself: only a real index can miss the memory meanwhile; search still
-      // finds it, by its words and the vector stored with it
       const { index, embedder } = server.app.services;
+      expect(index.kind).toBe(qdrant ? "qdrant" : "usearch");
       const indexed = async () =>
         (await index.search(embedder.id, (await embedder.embed(["spare key flowerpot"]))[0]!, { userId: user.userId }, 10)).map((h) => h.id);
-      if (index.kind !== "exact") expect(await indexed()).not.toContain(created.body.id);
+      // missing from the index, but search still finds it, by its words and the vector stored with it
+      expect(await indexed()).not.toContain(created.body.id);
       expect((await searchIds(user.api, "spare key flowerpot"))[0]).toBe(created.body.id);
       const [task] = await server.app.db.sql.query<{ attempts: number; last_error: string }>(
         "SELECT attempts, last_error FROM index_tasks WHERE memory_id = $1",
@@ -71,6 +70,7 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
       expect(await indexed()).toContain(created.body.id);
     } finally {
       await server.close();
+      await qdrant?.close();
     }
   });
 

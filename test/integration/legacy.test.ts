@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { describe, expect, it } from "vitest";
+import { databaseUnavailable, serverWithUser, startTestServer } from "../support/server.ts";
 
 const DEPRECATION_HEADERS = {
   deprecation: "true",
@@ -14,17 +14,10 @@ const headersOf = (res: { headers: Headers }) =>
   Object.fromEntries(Object.keys(DEPRECATION_HEADERS).map((name) => [name, res.headers.get(name)]));
 
 describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
-  let server: TestServer;
-  let user: TestUser;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
+  const suite = serverWithUser();
 
   it("POST /api/v1/memories answers 201 in the legacy shape, with the four deprecation headers", async () => {
-    const res = await user.api.post("/api/v1/memories", {
+    const res = await suite.user.api.post("/api/v1/memories", {
       workspaceId: "ws_1",
       userId: "legacy-user-42",
       content: "prefers the window seat",
@@ -44,10 +37,10 @@ describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
   });
 
   it("GET /api/v1/memories lists the workspace's memories, with the headers", async () => {
-    await user.api.post("/api/v1/memories", { workspaceId: "ws_list", content: "one", kind: "task" });
-    await user.api.post("/api/v1/memories", { workspaceId: "ws_list", content: "two" });
-    await user.api.post("/api/v1/memories", { workspaceId: "ws_elsewhere", content: "three" });
-    const res = await user.api.get("/api/v1/memories?workspaceId=ws_list&limit=1");
+    await suite.user.api.post("/api/v1/memories", { workspaceId: "ws_list", content: "one", kind: "task" });
+    await suite.user.api.post("/api/v1/memories", { workspaceId: "ws_list", content: "two" });
+    await suite.user.api.post("/api/v1/memories", { workspaceId: "ws_elsewhere", content: "three" });
+    const res = await suite.user.api.get("/api/v1/memories?workspaceId=ws_list&limit=1");
     expect(res.status).toBe(200);
     expect(headersOf(res)).toEqual(DEPRECATION_HEADERS);
     expect(res.body).toMatchObject({ total: 2, limit: 1, offset: 0, has_more: true });
@@ -55,20 +48,20 @@ describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
   });
 
   it("puts the headers on errors too", async () => {
-    const missing = await user.api.post("/api/v1/memories", { content: "no workspace" });
+    const missing = await suite.user.api.post("/api/v1/memories", { content: "no workspace" });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toEqual({ code: "VALIDATION_ERROR", message: "workspaceId is required" });
     expect(headersOf(missing)).toEqual(DEPRECATION_HEADERS);
-    const noList = await user.api.get("/api/v1/memories");
+    const noList = await suite.user.api.get("/api/v1/memories");
     expect(noList.status).toBe(400);
     expect(noList.body.error.message).toBe("workspaceId is required");
-    const anonymous = await server.client().get("/api/v1/memories?workspaceId=ws_1");
+    const anonymous = await suite.server.client().get("/api/v1/memories?workspaceId=ws_1");
     expect(anonymous.status).toBe(401);
     expect(headersOf(anonymous)).toEqual(DEPRECATION_HEADERS);
   });
 
   it("accepts ttlMinutes and ttl_expires_at, ignores them, and says so in X-API-Warn", async () => {
-    const res = await user.api.post("/api/v1/memories", {
+    const res = await suite.user.api.post("/api/v1/memories", {
       workspaceId: "ws_1",
       content: "temporary note",
       ttlMinutes: 30,
@@ -80,35 +73,35 @@ describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
   });
 
   it("stores ordinary memories: read, patched and deleted on /api/v1/memories/{id}, listed on /api/v1/memory", async () => {
-    const created = (await user.api.post("/api/v1/memories", { workspaceId: "ws_2", content: "legacy made", kind: "task" })).body;
-    const read = await user.api.get(`/api/v1/memories/${created.id}`);
+    const created = (await suite.user.api.post("/api/v1/memories", { workspaceId: "ws_2", content: "legacy made", kind: "task" })).body;
+    const read = await suite.user.api.get(`/api/v1/memories/${created.id}`);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ content: "legacy made", type: "task" });
     expect(read.headers.get("deprecation")).toBeNull();
-    const patched = await user.api.patch(`/api/v1/memories/${created.id}`, { content: "legacy changed" });
+    const patched = await suite.user.api.patch(`/api/v1/memories/${created.id}`, { content: "legacy changed" });
     expect(patched.body.content).toBe("legacy changed");
-    const listed = await user.api.get("/api/v1/memory?limit=100");
+    const listed = await suite.user.api.get("/api/v1/memory?limit=100");
     expect(listed.body.memories.map((m: { id: string }) => m.id)).toContain(created.id);
     expect(listed.headers.get("deprecation")).toBeNull();
-    expect((await user.api.delete(`/api/v1/memories/${created.id}`)).status).toBe(200);
-    expect((await user.api.get(`/api/v1/memories/${created.id}`)).status).toBe(404);
+    expect((await suite.user.api.delete(`/api/v1/memories/${created.id}`)).status).toBe(200);
+    expect((await suite.user.api.get(`/api/v1/memories/${created.id}`)).status).toBe(404);
   });
 
   it("accepts the fields legacy clients still send, ignores them for scoping, and says so in X-API-Warn", async () => {
-    const list = await user.api.get("/api/v1/memories?workspaceId=ws-1&userId=u-1&limit=100");
+    const list = await suite.user.api.get("/api/v1/memories?workspaceId=ws-1&userId=u-1&limit=100");
     expect(list.status).toBe(200);
     expect(list.headers.get("x-api-warn")).toBe(`${DEPRECATION_HEADERS["x-api-warn"]}; ${USER_ID_IGNORED}`);
 
-    const other = await server.newUser();
+    const other = await suite.server.newUser();
     const theirs = (await other.api.post("/api/v1/memory", { content: "not yours" })).body;
-    const created = (await user.api.post("/api/v1/memories", { workspaceId: "ws-1", userId: "u-1", content: "legacy record" })).body;
+    const created = (await suite.user.api.post("/api/v1/memories", { workspaceId: "ws-1", userId: "u-1", content: "legacy record" })).body;
     const scope = `workspaceId=ws-1&userId=${other.userId}`;
-    const read = await user.api.get(`/api/v1/memories/${created.id}?${scope}`);
+    const read = await suite.user.api.get(`/api/v1/memories/${created.id}?${scope}`);
     expect(read.status).toBe(200);
     expect(read.headers.get("x-api-warn")).toBe("workspaceId and userId are ignored: the API key decides whose memories these are");
-    expect((await user.api.get(`/api/v1/memories/${theirs.id}?${scope}`)).status).toBe(404);
+    expect((await suite.user.api.get(`/api/v1/memories/${theirs.id}?${scope}`)).status).toBe(404);
 
-    const patched = await user.api.patch(`/api/v1/memories/${created.id}?userId=u-1`, {
+    const patched = await suite.user.api.patch(`/api/v1/memories/${created.id}?userId=u-1`, {
       workspaceId: "ws-9",
       userId: other.userId,
       kind: "task",
@@ -121,29 +114,29 @@ describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
         "and ignored; kind is now type",
     );
     expect((await other.api.get(`/api/v1/memories/${created.id}`)).status).toBe(404);
-    const replaced = await user.api.put(`/api/v1/memories/${created.id}`, { content: "replaced", kind: "note", ttl_expires_at: "2030-01-01" });
+    const replaced = await suite.user.api.put(`/api/v1/memories/${created.id}`, { content: "replaced", kind: "note", ttl_expires_at: "2030-01-01" });
     expect(replaced.body).toMatchObject({ content: "replaced", type: "note" });
-    const conflicting = await user.api.patch(`/api/v1/memories/${created.id}`, { kind: "a", type: "b" });
+    const conflicting = await suite.user.api.patch(`/api/v1/memories/${created.id}`, { kind: "a", type: "b" });
     expect(conflicting.status).toBe(400);
     expect(conflicting.body.error.message).toMatch(/kind and type/);
-    expect((await user.api.delete(`/api/v1/memories/${created.id}?workspaceId=ws-1`)).headers.get("x-api-warn")).toMatch(/workspaceId is ignored/);
+    expect((await suite.user.api.delete(`/api/v1/memories/${created.id}?workspaceId=ws-1`)).headers.get("x-api-warn")).toMatch(/workspaceId is ignored/);
     // current clients see no warning
-    expect((await user.api.get(`/api/v1/memories/${theirs.id}`)).headers.get("x-api-warn")).toBeNull();
+    expect((await suite.user.api.get(`/api/v1/memories/${theirs.id}`)).headers.get("x-api-warn")).toBeNull();
   });
 
   it("never shows another user's memories, whatever userId and workspaceId say", async () => {
-    const other = await server.newUser();
-    await user.api.post("/api/v1/memories", { workspaceId: "shared_ws", userId: "same-legacy-user", content: "mine only" });
+    const other = await suite.server.newUser();
+    await suite.user.api.post("/api/v1/memories", { workspaceId: "shared_ws", userId: "same-legacy-user", content: "mine only" });
     const res = await other.api.get("/api/v1/memories?workspaceId=shared_ws");
     expect(res.body).toMatchObject({ memories: [], total: 0 });
     const posted = await other.api.post("/api/v1/memories", { workspaceId: "shared_ws", userId: "same-legacy-user", content: "theirs" });
     expect(posted.status).toBe(201);
-    const mine = await user.api.get("/api/v1/memories?workspaceId=shared_ws");
+    const mine = await suite.user.api.get("/api/v1/memories?workspaceId=shared_ws");
     expect(mine.body.memories.map((m: { content: string }) => m.content)).toEqual(["mine only"]);
   });
 
   it("serves the migration guide the Link header points at", async () => {
-    const res = await server.client().get("/docs/migration");
+    const res = await suite.server.client().get("/docs/migration");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
     expect(res.text).toContain("/api/v1/memory");
@@ -151,11 +144,19 @@ describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
   });
 });
 
+const SUNSET = Date.parse(DEPRECATION_HEADERS.sunset);
+const DAY_BEFORE_SUNSET = new Date(SUNSET - 86_400_000);
+const DAY_AFTER_SUNSET = new Date(SUNSET + 86_400_000);
+
 describe.skipIf(databaseUnavailable())("sunset enforcement (LEGACY_SUNSET_ENFORCE)", () => {
-  it("when on, after the Sunset date the two legacy routes answer 410 GONE, still with the headers", async () => {
-    const server = await startTestServer({ LEGACY_SUNSET_ENFORCE: "true" });
+  it("when on, the two legacy routes work until the Sunset date, then answer 410 GONE, still with the headers", async () => {
+    let today = DAY_BEFORE_SUNSET;
+    const server = await startTestServer({ LEGACY_SUNSET_ENFORCE: "true" }, { now: () => today });
     try {
       const user = await server.newUser();
+      expect((await user.api.post("/api/v1/memories", { workspaceId: "w", content: "before" })).status).toBe(201);
+      expect((await user.api.get("/api/v1/memories?workspaceId=w")).status).toBe(200);
+      today = DAY_AFTER_SUNSET;
       for (const res of [
         await user.api.post("/api/v1/memories", { workspaceId: "w", content: "x" }),
         await user.api.get("/api/v1/memories?workspaceId=w"),
@@ -173,8 +174,7 @@ describe.skipIf(databaseUnavailable())("sunset enforcement (LEGACY_SUNSET_ENFORC
   });
 
   it("is off by default: the routes keep working after the Sunset date", async () => {
-    expect(Date.now()).toBeGreaterThan(Date.parse("2026-06-30T23:59:59Z"));
-    const server = await startTestServer();
+    const server = await startTestServer({}, { now: () => DAY_AFTER_SUNSET });
     try {
       const user = await server.newUser();
       expect((await user.api.post("/api/v1/memories", { workspaceId: "w", content: "x" })).status).toBe(201);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { OpenApiDocument } from "../../src/rest/openapi/types.ts";
 import { callTool, httpConnect } from "../support/mcp.ts";
 import { describeMcpTools } from "../support/mcp-suite.ts";
 import { databaseUnavailable, serverWithUser, startTestServer } from "../support/server.ts";
@@ -141,13 +142,15 @@ describe.skipIf(databaseUnavailable())("MCP over Streamable HTTP at /mcp", () =>
       }
     });
 
-    it("/docs lists every tool with its arguments, linked to the REST operation it runs", async () => {
-      const page = (await setup.server.client().get("/docs")).text;
-      expect(page).toContain('id="mcp"');
+    it("the API reference (/openapi.json, shown at /docs) lists every tool with its arguments, linked to the REST operation it runs", async () => {
+      const { description } = ((await setup.server.client().get("/openapi.json")).body as OpenApiDocument).info;
+      expect(description).toContain("\n## MCP tools\n");
       for (const tool of ["remember", "recall", "search_memories", "list_memories", "get_memory", "update_memory", "forget"]) {
-        expect(page).toContain(`id="tool-${tool}"`);
+        expect(description).toContain(`\n### ${tool}\n`);
       }
-      expect(page).toMatch(/id="tool-remember"[\s\S]*href="#op-createMemory"[\s\S]*<code>content<\/code>/);
+      expect(description).toMatch(
+        /### remember\n[^#]*Runs \[POST \/api\/v1\/memory\]\(#tag\/memories\/POST\/api\/v1\/memory\) \(`createMemory`\)[^#]*\n- `content` \(string or object, required\): /,
+      );
     });
   });
 });

@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { npmRun } from "../../scripts/lib/server-process.ts";
 import { callTool, stdioConnection } from "../support/mcp.ts";
 import { describeMcpTools } from "../support/mcp-suite.ts";
-import { databaseUnavailable, databaseUnderTest, startTestServer, suiteDatabase, type TestServer } from "../support/server.ts";
+import { databaseUnavailable, databaseUnderTest, startTestServer, suiteDatabase } from "../support/server.ts";
+import { suiteValue } from "../support/suite-value.ts";
 
 // what a `npm run mcp` that opens the database itself needs to behave as the test server does
 const CLI_SETTINGS = { EMBEDDER: "hash", LOG_LEVEL: "warn", RATE_LIMIT_MAX: "1000000", AUTH_FAILURE_LIMIT_MAX: "1000000" };
@@ -15,22 +16,17 @@ const CLI_SETTINGS = { EMBEDDER: "hash", LOG_LEVEL: "warn", RATE_LIMIT_MAX: "100
 describe.skipIf(databaseUnavailable())("MCP over stdio: npm run mcp", () => {
   const database = suiteDatabase();
   const stdio = stdioConnection(() => ({ ...database.env, ...CLI_SETTINGS }));
-  let server: TestServer | undefined;
-  beforeAll(async () => {
-    server = await startTestServer(database.env);
-  });
-  afterAll(() => server?.close());
+  const server = suiteValue("the test server", () => startTestServer(database.env), (started) => started.close());
 
   describeMcpTools({
     get server() {
-      if (!server) throw new Error("the test server is not started yet");
-      return server;
+      return server();
     },
     connect: stdio.connect,
   });
 
   it("takes the key from MEMORY_API_KEY as well", async () => {
-    const user = await server!.newUser();
+    const user = await server().newUser();
     const client = await stdio.connectWithEnvKey(user.key);
     try {
       const { body } = await callTool(client, "remember", { content: "Prefers window seats" });

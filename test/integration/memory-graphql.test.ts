@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { describe, expect, it } from "vitest";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 const FIELDS = "id content data type tags metadata threadId isArchived createdAt updatedAt";
 
 describe.skipIf(databaseUnavailable())("GraphQL memory operations", () => {
-  let server: TestServer;
-  let user: TestUser;
+  const suite = serverWithUser();
 
   const create = async (input: Record<string, unknown>) => {
-    const res = await user.api.graphql(`mutation ($input: CreateMemoryInput!) { createMemory(input: $input) { ${FIELDS} } }`, {
+    const res = await suite.user.api.graphql(`mutation ($input: CreateMemoryInput!) { createMemory(input: $input) { ${FIELDS} } }`, {
       input,
     });
     expect(res.body.errors).toBeUndefined();
     return res.body.data.createMemory;
   };
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser("graphql-user@example.com");
-  });
-  afterAll(() => server?.close());
 
   it("me: the key's user", async () => {
-    const res = await user.api.graphql("{ me { id handle createdAt } }");
-    expect(res.body.data.me).toEqual({ id: user.userId, handle: "graphql-user@example.com", createdAt: expect.any(String) });
+    const res = await suite.user.api.graphql("{ me { id handle createdAt } }");
+    expect(res.body.data.me).toEqual({ id: suite.user.userId, handle: suite.user.handle, createdAt: expect.any(String) });
   });
 
   it("createMemory: stores text with camelCase fields", async () => {
@@ -46,16 +40,16 @@ describe.skipIf(databaseUnavailable())("GraphQL memory operations", () => {
   });
 
   it("createMemory: content and data together are refused", async () => {
-    const res = await user.api.graphql(`mutation { createMemory(input: { content: "x", data: { a: 1 } }) { id } }`);
+    const res = await suite.user.api.graphql(`mutation { createMemory(input: { content: "x", data: { a: 1 } }) { id } }`);
     expect(res.status).toBe(400);
     expect(res.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
   });
 
   it("memory(id): the memory, or null when it is missing", async () => {
     const memory = await create({ content: "find me" });
-    const found = await user.api.graphql(`query ($id: ID!) { memory(id: $id) { ${FIELDS} } }`, { id: memory.id });
+    const found = await suite.user.api.graphql(`query ($id: ID!) { memory(id: $id) { ${FIELDS} } }`, { id: memory.id });
     expect(found.body.data.memory).toEqual(memory);
-    const missing = await user.api.graphql(`query ($id: ID!) { memory(id: $id) { id } }`, {
+    const missing = await suite.user.api.graphql(`query ($id: ID!) { memory(id: $id) { id } }`, {
       id: "00000000-0000-4000-8000-000000000000",
     });
     expect(missing.status).toBe(200);
@@ -64,7 +58,7 @@ describe.skipIf(databaseUnavailable())("GraphQL memory operations", () => {
 
   it("updateMemory: partial — fields not given are kept, null clears", async () => {
     const memory = await create({ content: "before", type: "task", tags: ["a"], metadata: { k: 1 } });
-    const res = await user.api.graphql(
+    const res = await suite.user.api.graphql(
       `mutation ($id: ID!) { updateMemory(id: $id, input: { content: "after", tags: null }) { ${FIELDS} } }`,
       { id: memory.id },
     );
@@ -73,7 +67,7 @@ describe.skipIf(databaseUnavailable())("GraphQL memory operations", () => {
 
   it("replaceMemory: full — fields not given go back to their defaults", async () => {
     const memory = await create({ content: "before", type: "task", tags: ["a"], metadata: { k: 1 } });
-    const res = await user.api.graphql(
+    const res = await suite.user.api.graphql(
       `mutation ($id: ID!) { replaceMemory(id: $id, input: { content: "after" }) { ${FIELDS} } }`,
       { id: memory.id },
     );
@@ -82,15 +76,15 @@ describe.skipIf(databaseUnavailable())("GraphQL memory operations", () => {
 
   it("deleteMemory: true, then NOT_FOUND for the same id", async () => {
     const memory = await create({ content: "short-lived" });
-    const first = await user.api.graphql(`mutation ($id: ID!) { deleteMemory(id: $id) }`, { id: memory.id });
+    const first = await suite.user.api.graphql(`mutation ($id: ID!) { deleteMemory(id: $id) }`, { id: memory.id });
     expect(first.body).toEqual({ data: { deleteMemory: true } });
-    const second = await user.api.graphql(`mutation ($id: ID!) { deleteMemory(id: $id) }`, { id: memory.id });
+    const second = await suite.user.api.graphql(`mutation ($id: ID!) { deleteMemory(id: $id) }`, { id: memory.id });
     expect(second.status).toBe(404);
     expect(second.body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
   });
 
   it("memories: filters, pagination and hasMore", async () => {
-    const lister = await server.newUser();
+    const lister = await suite.server.newUser();
     const query = `query ($filter: MemoryFilter, $limit: Int, $offset: Int) {
       memories(filter: $filter, limit: $limit, offset: $offset) { total limit offset hasMore items { content type tags isArchived } }
     }`;
@@ -118,26 +112,26 @@ describe.skipIf(databaseUnavailable())("GraphQL memory operations", () => {
 
   it("memories: limit outside 1..100 is a VALIDATION_ERROR", async () => {
     for (const limit of [0, 101, -5]) {
-      const res = await user.api.graphql(`query ($limit: Int) { memories(limit: $limit) { total } }`, { limit });
+      const res = await suite.user.api.graphql(`query ($limit: Int) { memories(limit: $limit) { total } }`, { limit });
       expect(res.status).toBe(400);
       expect(res.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
     }
   });
 
   it("gives parse, validation and variable errors a code too", async () => {
-    const syntax = await user.api.graphql("{ memories { ");
+    const syntax = await suite.user.api.graphql("{ memories { ");
     expect(syntax.status).toBe(400);
     expect(syntax.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
 
-    const unknownField = await user.api.graphql("{ memories { nope } }");
+    const unknownField = await suite.user.api.graphql("{ memories { nope } }");
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
 
-    const badVariable = await user.api.graphql(`query ($limit: Int) { memories(limit: $limit) { total } }`, { limit: "ten" });
+    const badVariable = await suite.user.api.graphql(`query ($limit: Int) { memories(limit: $limit) { total } }`, { limit: "ten" });
     expect(badVariable.status).toBe(400);
     expect(badVariable.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
 
-    const badJson = await user.api.request("POST", "/graphql", {
+    const badJson = await suite.user.api.request("POST", "/graphql", {
       raw: '{"query": "{ me { id } }"',
       headers: { "content-type": "application/json" },
     });

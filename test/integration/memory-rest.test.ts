@@ -1,70 +1,47 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
-
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { beforeAll, describe, expect, it } from "vitest";
+import { countingEmbedder } from "../support/counting-embedder.ts";
+import { databaseUnavailable, serverWithUser, type TestUser } from "../support/server.ts";
+import { BEFORE_REPLACE, CREATED_FULL_MEMORY, FULL_MEMORY, ISO, REPLACED, REPLACEMENT } from "../support/wire.ts";
 
 describe.skipIf(databaseUnavailable())("REST memory routes", () => {
-  let server: TestServer;
-  let user: TestUser;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
+  const embedder = countingEmbedder();
+  const suite = serverWithUser({}, { embedder });
 
   describe("POST /api/v1/memory (create)", () => {
     it("answers 201 with the memory's fields in snake_case and ok: true", async () => {
-      const res = await user.api.post("/api/v1/memory", {
-        content: "I prefer tea to coffee",
-        type: "preference",
-        tags: ["drinks", "morning"],
-        metadata: { source: "chat", confidence: 0.9 },
-      });
+      const res = await suite.user.api.post("/api/v1/memory", FULL_MEMORY);
       expect(res.status).toBe(201);
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-      expect(res.body).toEqual({
-        id: expect.stringMatching(UUID),
-        content: "I prefer tea to coffee",
-        type: "preference",
-        tags: ["drinks", "morning"],
-        metadata: { source: "chat", confidence: 0.9 },
-        thread_id: null,
-        is_archived: false,
-        created_at: expect.stringMatching(ISO),
-        updated_at: expect.stringMatching(ISO),
-        ok: true,
-      });
+      expect(res.body).toEqual(CREATED_FULL_MEMORY);
     });
 
     it("needs only content; the other fields take their defaults", async () => {
-      const res = await user.api.post("/api/v1/memory", { content: "just text" });
+      const res = await suite.user.api.post("/api/v1/memory", { content: "just text" });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ content: "just text", type: null, tags: [], metadata: {}, thread_id: null });
     });
 
     it("stores an object given as content and returns the same object", async () => {
       const record = { dish: "ramen", rating: 5, notes: { spicy: true, extras: ["egg", "nori"] } };
-      const res = await user.api.post("/api/v1/memory", { content: record, type: "observation" });
+      const res = await suite.user.api.post("/api/v1/memory", { content: record, type: "observation" });
       expect(res.status).toBe(201);
       expect(res.body.content).toEqual(record);
-      const fetched = await user.api.get(`/api/v1/memories/${res.body.id}`);
+      const fetched = await suite.user.api.get(`/api/v1/memories/${res.body.id}`);
       expect(fetched.body.content).toEqual(record);
     });
 
     it("keeps unicode content exactly", async () => {
       const content = "Ich mag Käse 🧀 — 日本語も話せます";
-      const res = await user.api.post("/api/v1/memory", { content, tags: ["ünïcödé"] });
+      const res = await suite.user.api.post("/api/v1/memory", { content, tags: ["ünïcödé"] });
       expect(res.status).toBe(201);
-      expect((await user.api.get(`/api/v1/memories/${res.body.id}`)).body).toMatchObject({ content, tags: ["ünïcödé"] });
+      expect((await suite.user.api.get(`/api/v1/memories/${res.body.id}`)).body).toMatchObject({ content, tags: ["ünïcödé"] });
     });
   });
 
   describe("GET /api/v1/memories/{id} (get)", () => {
     it("returns the memory as it was created", async () => {
-      const created = (await user.api.post("/api/v1/memory", { content: "get me", tags: ["x"] })).body;
-      const res = await user.api.get(`/api/v1/memories/${created.id}`);
+      const created = (await suite.user.api.post("/api/v1/memory", { content: "get me", tags: ["x"] })).body;
+      const res = await suite.user.api.get(`/api/v1/memories/${created.id}`);
       expect(res.status).toBe(200);
       const { ok, ...memory } = created;
       expect(ok).toBe(true);
@@ -73,7 +50,7 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
 
     it("answers 404 NOT_FOUND for an unknown id and for a malformed one", async () => {
       for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-uuid"]) {
-        const res = await user.api.get(`/api/v1/memories/${id}`);
+        const res = await suite.user.api.get(`/api/v1/memories/${id}`);
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ error: { code: "NOT_FOUND", message: expect.any(String) } });
       }
@@ -83,9 +60,9 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
   describe("PATCH /api/v1/memories/{id} (partial update)", () => {
     it("changes what is sent and keeps what is not", async () => {
       const created = (
-        await user.api.post("/api/v1/memory", { content: "old", type: "task", tags: ["a"], metadata: { k: 1 } })
+        await suite.user.api.post("/api/v1/memory", { content: "old", type: "task", tags: ["a"], metadata: { k: 1 } })
       ).body;
-      const res = await user.api.patch(`/api/v1/memories/${created.id}`, { content: "new" });
+      const res = await suite.user.api.patch(`/api/v1/memories/${created.id}`, { content: "new" });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: created.id, content: "new", type: "task", tags: ["a"], metadata: { k: 1 } });
       expect(res.body.created_at).toBe(created.created_at);
@@ -93,21 +70,32 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
     });
 
     it("clears a field sent as null", async () => {
-      const created = (await user.api.post("/api/v1/memory", { content: "c", type: "task", tags: ["a"] })).body;
-      const res = await user.api.patch(`/api/v1/memories/${created.id}`, { type: null, tags: null });
+      const created = (await suite.user.api.post("/api/v1/memory", { content: "c", type: "task", tags: ["a"] })).body;
+      const res = await suite.user.api.patch(`/api/v1/memories/${created.id}`, { type: null, tags: null });
       expect(res.body).toMatchObject({ content: "c", type: null, tags: [] });
     });
 
     it("archives and un-archives a memory", async () => {
-      const created = (await user.api.post("/api/v1/memory", { content: "archive me" })).body;
-      const archived = await user.api.patch(`/api/v1/memories/${created.id}`, { is_archived: true });
+      const created = (await suite.user.api.post("/api/v1/memory", { content: "archive me" })).body;
+      const archived = await suite.user.api.patch(`/api/v1/memories/${created.id}`, { is_archived: true });
       expect(archived.body.is_archived).toBe(true);
-      const restored = await user.api.patch(`/api/v1/memories/${created.id}`, { is_archived: false });
+      const restored = await suite.user.api.patch(`/api/v1/memories/${created.id}`, { is_archived: false });
       expect(restored.body.is_archived).toBe(false);
     });
 
+    it("re-embeds on a content change, and not on a type, tags, metadata or archive change", async () => {
+      const created = (await suite.user.api.post("/api/v1/memory", { content: "embedded once", type: "task" })).body;
+      const calls = embedder.calls.length;
+      for (const change of [{ type: "note" }, { tags: ["t"] }, { metadata: { k: 2 } }, { is_archived: true }, { is_archived: false }]) {
+        expect((await suite.user.api.patch(`/api/v1/memories/${created.id}`, change)).status).toBe(200);
+      }
+      expect(embedder.calls.length).toBe(calls);
+      expect((await suite.user.api.patch(`/api/v1/memories/${created.id}`, { content: "embedded twice" })).status).toBe(200);
+      expect(embedder.calls.slice(calls)).toEqual([1]);
+    });
+
     it("answers 404 for an unknown id", async () => {
-      const res = await user.api.patch("/api/v1/memories/00000000-0000-4000-8000-000000000000", { content: "x" });
+      const res = await suite.user.api.patch("/api/v1/memories/00000000-0000-4000-8000-000000000000", { content: "x" });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe("NOT_FOUND");
     });
@@ -115,33 +103,23 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
 
   describe("PUT /api/v1/memories/{id} (full replace)", () => {
     it("replaces every writable field; what is left out goes back to its default", async () => {
-      const created = (
-        await user.api.post("/api/v1/memory", { content: "old", type: "task", tags: ["a"], metadata: { k: 1 } })
-      ).body;
-      const res = await user.api.put(`/api/v1/memories/${created.id}`, { content: "replaced", tags: ["b"] });
+      const created = (await suite.user.api.post("/api/v1/memory", BEFORE_REPLACE)).body;
+      const res = await suite.user.api.put(`/api/v1/memories/${created.id}`, REPLACEMENT);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        id: created.id,
-        content: "replaced",
-        type: null,
-        tags: ["b"],
-        metadata: {},
-        thread_id: null,
-        is_archived: false,
-      });
+      expect(res.body).toMatchObject({ id: created.id, ...REPLACED });
     });
 
     it("accepts a memory sent back as fetched (read-only fields are ignored)", async () => {
-      const created = (await user.api.post("/api/v1/memory", { content: "round trip", tags: ["t"] })).body;
-      const fetched = (await user.api.get(`/api/v1/memories/${created.id}`)).body;
-      const res = await user.api.put(`/api/v1/memories/${created.id}`, { ...fetched, content: "round trip 2" });
+      const created = (await suite.user.api.post("/api/v1/memory", { content: "round trip", tags: ["t"] })).body;
+      const fetched = (await suite.user.api.get(`/api/v1/memories/${created.id}`)).body;
+      const res = await suite.user.api.put(`/api/v1/memories/${created.id}`, { ...fetched, content: "round trip 2" });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ content: "round trip 2", tags: ["t"] });
     });
 
     it("needs content", async () => {
-      const created = (await user.api.post("/api/v1/memory", { content: "x" })).body;
-      const res = await user.api.put(`/api/v1/memories/${created.id}`, { type: "task" });
+      const created = (await suite.user.api.post("/api/v1/memory", { content: "x" })).body;
+      const res = await suite.user.api.put(`/api/v1/memories/${created.id}`, { type: "task" });
       expect(res.status).toBe(400);
       expect(res.body.error).toEqual({ code: "VALIDATION_ERROR", message: "content is required" });
     });
@@ -149,12 +127,12 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
 
   describe("DELETE /api/v1/memories/{id}", () => {
     it("answers {ok: true}; the memory is gone after", async () => {
-      const created = (await user.api.post("/api/v1/memory", { content: "delete me" })).body;
-      const res = await user.api.delete(`/api/v1/memories/${created.id}`);
+      const created = (await suite.user.api.post("/api/v1/memory", { content: "delete me" })).body;
+      const res = await suite.user.api.delete(`/api/v1/memories/${created.id}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ ok: true });
-      expect((await user.api.get(`/api/v1/memories/${created.id}`)).status).toBe(404);
-      expect((await user.api.delete(`/api/v1/memories/${created.id}`)).status).toBe(404);
+      expect((await suite.user.api.get(`/api/v1/memories/${created.id}`)).status).toBe(404);
+      expect((await suite.user.api.delete(`/api/v1/memories/${created.id}`)).status).toBe(404);
     });
   });
 
@@ -163,7 +141,7 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
     const created: { id: string; content: string }[] = [];
 
     beforeAll(async () => {
-      lister = await server.newUser();
+      lister = await suite.server.newUser();
       // 25 memories, oldest first: i % 3 decides the type, i % 2 the tags, every fifth is archived
       for (let i = 0; i < 25; i++) {
         const res = await lister.api.post("/api/v1/memory", {
@@ -222,7 +200,7 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
     });
 
     it("reports totals that follow every kind of write at once", async () => {
-      const writer = await server.newUser();
+      const writer = await suite.server.newUser();
       const total = async (query = "") => (await writer.api.get(`/api/v1/memory${query}`)).body.total;
       expect(await total()).toBe(0);
       const a = (await writer.api.post("/api/v1/memory", { content: "a", type: "task" })).body;
@@ -236,6 +214,20 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
       expect(await total("?is_archived=false")).toBe(0);
       await writer.api.delete(`/api/v1/memories/${a.id}`);
       expect(await total()).toBe(0);
+    });
+
+    it("answers an unexpected failure 500 INTERNAL, revealing nothing of it", async () => {
+      const { memories } = suite.server.app.services;
+      const list = memories.list;
+      memories.list = () => Promise.reject(new Error("secret connection string postgres://admin:pw@db"));
+      try {
+        const res = await suite.user.api.get("/api/v1/memory");
+        expect(res.status).toBe(500);
+        expect(res.body).toEqual({ error: { code: "INTERNAL", message: expect.any(String) } });
+        expect(res.text).not.toMatch(/secret|postgres|admin/);
+      } finally {
+        memories.list = list;
+      }
     });
 
     it("rejects a limit over 100, under 1, or not a number", async () => {

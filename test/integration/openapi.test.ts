@@ -1,12 +1,12 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openApiDocument, openApiPath } from "../../src/http/openapi/document.ts";
-import type { Header, Method, OpenApiDocument, Ref, Schema } from "../../src/http/openapi/types.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { openApiDocument, openApiPath } from "../../src/rest/openapi/document.ts";
+import type { Header, Method, OpenApiDocument, Ref, Schema } from "../../src/rest/openapi/types.ts";
 import { createRouter } from "../../src/rest/routes/index.ts";
 import type { HttpResult } from "../support/http.ts";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { databaseUnavailable, serverWithUser, startTestServer } from "../support/server.ts";
 
 const METHODS: Method[] = ["get", "post", "put", "patch", "delete"];
 
@@ -78,21 +78,17 @@ class Conformance {
 }
 
 describe.skipIf(databaseUnavailable())("API documentation", () => {
-  let server: TestServer;
-  let user: TestUser;
+  // the webhook route is exercised with a loopback URL, which needs no DNS
+  const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true" });
   let document: OpenApiDocument;
   let conformance: Conformance;
 
   beforeAll(async () => {
-    // the webhook route is exercised with a loopback URL, which needs no DNS
-    server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: "true" });
-    user = await server.newUser();
-    const res = await server.client().get("/openapi.json");
+    const res = await suite.server.client().get("/openapi.json");
     expect(res.status).toBe(200);
     document = res.body as OpenApiDocument;
     conformance = new Conformance(document);
   });
-  afterAll(() => server?.close());
 
   const operations = () =>
     Object.entries(document.paths).flatMap(([path, item]) =>
@@ -125,7 +121,7 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
 
     it("cannot be built while a route lacks its description", () => {
       const router = createRouter().add("GET", "/api/v1/undocumented", async () => ({ status: 200, body: {} }));
-      expect(() => openApiDocument(router.list(), server.app.config, "0")).toThrow(
+      expect(() => openApiDocument(router.list(), suite.server.app.config, "0")).toThrow(
         /GET \/api\/v1\/undocumented has no OpenAPI description/,
       );
     });
@@ -177,7 +173,7 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
     });
 
     it("refuses other methods", async () => {
-      const res = await server.client().post("/openapi.json", {});
+      const res = await suite.server.client().post("/openapi.json", {});
       expect(res.status).toBe(405);
       expect(res.headers.get("allow")).toBe("GET, HEAD");
     });
@@ -185,7 +181,7 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
 
   describe("the document is true: real answers conform to it", () => {
     it("every REST route, on success", async () => {
-      const api = user.api;
+      const api = suite.user.api;
       const check = (method: Method, path: string, res: HttpResult) => conformance.check(method, path, res);
 
       const thread = await api.post("/api/v1/threads", { title: "Trip to Porto", description: "Planning", metadata: { a: 1 } });
@@ -241,6 +237,7 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
       );
       check("delete", "/api/v1/threads/{id}", await api.delete(`/api/v1/threads/${thread.body.id}`));
       check("delete", "/api/v1/memories/{id}", await api.delete(`/api/v1/memories/${id}`));
+      check("get", "/api/v1/memories/{id}/history", await api.get(`/api/v1/memories/${id}/history`));
       check(
         "post",
         "/api/v1/memories",
@@ -268,8 +265,8 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
     });
 
     it("errors: 400, 401, 404, 409, 413, 415, and an idempotent replay", async () => {
-      const api = user.api;
-      const anonymous = server.client();
+      const api = suite.user.api;
+      const anonymous = suite.server.client();
       const check = (method: Method, path: string, res: HttpResult) => conformance.check(method, path, res);
       const json = { "content-type": "application/json" };
 
@@ -290,7 +287,7 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
       );
       check("get", "/api/v1/threads/{id}", await api.get("/api/v1/threads/not-an-id"));
       check("post", "/api/v1/memory/batch", await api.post("/api/v1/memory/batch", []));
-      const big = JSON.stringify({ content: "x".repeat(server.app.config.limits.maxBodyBytes) });
+      const big = JSON.stringify({ content: "x".repeat(suite.server.app.config.limits.maxBodyBytes) });
       check("post", "/api/v1/memory", await api.request("POST", "/api/v1/memory", { raw: big, headers: json }));
 
       const key = { "idempotency-key": `openapi-${Date.now()}` };
@@ -303,7 +300,8 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
     });
 
     it("429 with Retry-After, and 410 on the legacy routes once their sunset is enforced", async () => {
-      const strict = await startTestServer({ RATE_LIMIT_MAX: "1", LEGACY_SUNSET_ENFORCE: "true" });
+      const afterSunset = () => new Date("2026-07-01T00:00:00Z");
+      const strict = await startTestServer({ RATE_LIMIT_MAX: "1", LEGACY_SUNSET_ENFORCE: "true" }, { now: afterSunset });
       try {
         const { api } = await strict.newUser();
         const strictDocument = (await strict.client().get("/openapi.json")).body as OpenApiDocument;
@@ -313,7 +311,7 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
         expect(limited.status).toBe(429);
         strictConformance.check("get", "/api/v1/memory", limited);
         const gone = await api.get("/api/v1/memories?workspaceId=ws");
-        expect(gone.status).toBe(Date.now() > Date.parse("2026-06-30T23:59:59Z") ? 410 : 429);
+        expect(gone.status).toBe(410);
         strictConformance.check("get", "/api/v1/memories", gone);
       } finally {
         await strict.close();
@@ -321,15 +319,15 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
     });
 
     it("the paths the HTTP layer answers itself", async () => {
-      const anonymous = server.client();
+      const anonymous = suite.server.client();
       const check = (method: Method, path: string, res: HttpResult) => conformance.check(method, path, res);
       for (const path of ["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs", "/docs/migration", "/dashboard/"]) {
         check("get", path, await anonymous.get(path));
       }
       check("get", "/graphql", await anonymous.get("/graphql", { headers: { accept: "text/html" } }));
-      check("get", "/graphql", await user.api.get(`/graphql?query=${encodeURIComponent("{ me { id } }")}`));
-      check("post", "/graphql", await user.api.graphql("query { me { id } }"));
-      check("post", "/graphql", await user.api.graphql("query { nope }"));
+      check("get", "/graphql", await suite.user.api.get(`/graphql?query=${encodeURIComponent("{ me { id } }")}`));
+      check("post", "/graphql", await suite.user.api.graphql("query { me { id } }"));
+      check("post", "/graphql", await suite.user.api.graphql("query { nope }"));
       check("post", "/graphql", await anonymous.graphql("query { me { id } }"));
       const documented = operations()
         .filter(({ path }) => !path.startsWith("/api/"))
@@ -339,40 +337,35 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
   });
 
   describe("/docs", () => {
-    let html: string;
-    beforeAll(async () => {
-      const res = await server.client().get("/docs");
+    it("is the reference page: its two scripts from this server, under a policy that runs no other, pointed at /openapi.json", async () => {
+      const res = await suite.server.client().get("/docs");
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
-      expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
-      html = res.text;
-    });
-
-    it("lists every operation, each with a curl example, and links the document, the migration guide and GraphiQL", () => {
-      for (const { method, path, operation } of operations()) {
-        const heading = `<span class="method ${method}">${method.toUpperCase()}</span> <code class="path">${path}</code>`;
-        expect(html.includes(`id="op-${operation.operationId}"`) && html.includes(heading), `${method} ${path}`).toBe(true);
+      const policy = res.headers.get("content-security-policy")!.split("; ");
+      expect(policy).toEqual(expect.arrayContaining(["default-src 'self'", "script-src 'self'", "connect-src 'self'"]));
+      expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)/);
+      const scripts = [...res.text.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]!);
+      expect(scripts).toHaveLength(2);
+      expect(scripts.filter((url) => !url.startsWith("/docs/assets/"))).toEqual([]);
+      const files = await Promise.all(scripts.map((url) => suite.server.client().get(url)));
+      for (const file of files) {
+        expect(file.status).toBe(200);
+        expect(file.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+        expect(file.headers.get("cache-control")).toContain("immutable");
       }
-      expect(html.match(/<pre class="curl">/g)?.length).toBe(operations().length);
-      expect(html.includes("curl -X POST &quot;$BASE_URL/api/v1/memory&quot;")).toBe(true);
-      for (const link of ["/openapi.json", "/docs/migration", "/graphql"])
-        expect(html.includes(`href="${link}"`), link).toBe(true);
-      expect(html.match(/class="badge">deprecated/g)?.length).toBe(2);
-    });
-
-    it("loads nothing from elsewhere and runs no script", () => {
-      expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
-      const targets = [...html.matchAll(/\b(?:href|src|action)="([^"]*)"/g)].map((m) => m[1]!);
-      expect(targets.length).toBeGreaterThan(50);
-      expect(targets.filter((target) => !/^[/#]/.test(target) || target.startsWith("//"))).toEqual([]);
-      // example URLs (a webhook's) are text, not something loaded
-      expect(html.replaceAll(/https:\/\/example\.com\/[\w/]*/g, "")).not.toMatch(/https?:\/\//);
+      // the page's own script: Scalar would fetch its web fonts and send telemetry elsewhere (the browser test sees
+      // nothing leave)
+      const start = files[scripts.findIndex((url) => url.startsWith("/docs/assets/start-"))]!.text;
+      expect(start).toMatch(/^Scalar\.createApiReference\("#reference", \{"url":"\/openapi\.json",/);
+      expect(start).toContain('"withDefaultFonts":false');
+      expect(start).toContain('"telemetry":false');
+      expect((await suite.server.client().get("/docs/assets/nothing-here.js")).status).toBe(404);
     });
   });
 
   describe("GraphiQL at /graphql", () => {
     it("loads its scripts and styles from this server: no asset comes from a CDN", async () => {
-      const res = await server.client().get("/graphql", { headers: { accept: "text/html" } });
+      const res = await suite.server.client().get("/graphql", { headers: { accept: "text/html" } });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
       expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
@@ -381,7 +374,7 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
       );
       expect(assets.length).toBeGreaterThanOrEqual(4);
       expect(assets.filter((url) => !url.startsWith("/graphiql/"))).toEqual([]);
-      const files = await Promise.all(assets.map((url) => server.client().get(url)));
+      const files = await Promise.all(assets.map((url) => suite.server.client().get(url)));
       expect(files.map((file) => file.status)).toEqual(assets.map(() => 200));
       const code = files.map((file) => file.text).join("\n");
       expect(code).toContain("YogaGraphiQL.renderYogaGraphiQL");

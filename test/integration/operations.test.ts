@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
 import type { Embedder } from "../../src/embeddings/embedder.ts";
-import type { VectorIndex } from "../../src/vectors/vector-index.ts";
 import { FakeQdrant } from "../support/fake-qdrant.ts";
 import { HttpClient } from "../support/http.ts";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { databaseUnavailable, serverWithUser, startTestServer, type TestServer } from "../support/server.ts";
+import { replacing } from "../support/wrap-index.ts";
 
 const APP = "https://app.example.com";
 const METRICS_TOKEN = "metrics-token-for-tests-0123456789";
@@ -59,19 +59,15 @@ async function growthDuring(
 const corsHeaderNames = (headers: Headers) => [...headers.keys()].filter((name) => name.startsWith("access-control-"));
 
 describe.skipIf(databaseUnavailable())("operations endpoints", () => {
-  let server: TestServer;
-  let user: TestUser;
-  let anonymous: HttpClient;
-
-  beforeAll(async () => {
-    server = await startTestServer({
+  const suite = serverWithUser({
       CORS_ORIGINS: `${APP}, https://admin.example.com`,
       HSTS_MAX_AGE_SECONDS: "31536000",
     });
-    user = await server.newUser();
-    anonymous = server.client();
+  let anonymous: HttpClient;
+
+  beforeAll(async () => {
+    anonymous = suite.server.client();
   });
-  afterAll(() => server?.close());
 
   describe("/readyz", () => {
     it("answers 200 with the time of each check, without a key", async () => {
@@ -81,22 +77,17 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
         status: "ready",
         checks: {
           database: { ok: true, ms: expect.any(Number) },
-          vectorIndex: { ok: true, ms: expect.any(Number), kind: server.app.services.index.kind },
+          vectorIndex: { ok: true, ms: expect.any(Number), kind: suite.server.app.services.index.kind },
         },
       });
     });
 
     it("answers 503 naming the vector index when its ping fails, and gives up on a hung ping after the timeout", async () => {
       const ping = { mode: "ok" as "ok" | "fail" | "hang" };
-      const wrapIndex = (inner: VectorIndex): VectorIndex =>
-        new Proxy(inner, {
-          get(target, property, receiver) {
-            if (property === "ping" && ping.mode === "fail") return () => Promise.reject(new Error("index unreachable"));
-            if (property === "ping" && ping.mode === "hang") return () => new Promise(() => {});
-            const value = Reflect.get(target, property, receiver) as unknown;
-            return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-          },
-        });
+      const wrapIndex = replacing((inner) => ({
+        ping: () =>
+          ping.mode === "fail" ? Promise.reject(new Error("index unreachable")) : ping.mode === "hang" ? new Promise(() => {}) : inner.ping(),
+      }));
       const flaky = await startTestServer({ READINESS_TIMEOUT_MS: "300" }, { wrapIndex });
       try {
         const client = flaky.client();
@@ -111,13 +102,11 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
         // the cause stays in the log: the probe is public
         expect(failed.text).not.toContain("index unreachable");
 
+        // the probe answers although the index never does (when, to the millisecond: test/unit/readiness.test.ts)
         ping.mode = "hang";
-        const started = performance.now();
         const hung = await client.get("/readyz");
-        expect(performance.now() - started).toBeLessThan(2000);
         expect(hung.status).toBe(503);
-        expect(hung.body.checks.vectorIndex).toMatchObject({ ok: false, error: "no answer within 300 ms" });
-        expect(hung.body.checks.vectorIndex.ms).toBeGreaterThanOrEqual(299);
+        expect(hung.body.checks.vectorIndex).toMatchObject({ ok: false, error: "no answer within 300 ms", ms: expect.any(Number) });
       } finally {
         await flaky.close();
       }
@@ -213,10 +202,10 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
 
   describe("/metrics", () => {
     it("counts a REST request under its route pattern, never its raw path, after it is made", async () => {
-      const created = await user.api.post("/api/v1/memory", { content: "metrics: the kettle is in the left cupboard" });
+      const created = await suite.user.api.post("/api/v1/memory", { content: "metrics: the kettle is in the left cupboard" });
       expect(created.status).toBe(201);
       const growth = await growthDuring(anonymous, async () => {
-        expect((await user.api.get(`/api/v1/memories/${created.body.id}`)).status).toBe(200);
+        expect((await suite.user.api.get(`/api/v1/memories/${created.body.id}`)).status).toBe(200);
         expect((await anonymous.get("/no/such/path")).status).toBe(404);
       });
 
@@ -231,9 +220,9 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
 
     it("counts GraphQL operations by name and type, anonymous ones as anonymous", async () => {
       const growth = await growthDuring(anonymous, async () => {
-        expect((await user.api.graphql("query WhoAmI { me { id } }")).status).toBe(200);
-        expect((await user.api.graphql("query WhoAmI { me { id } }")).status).toBe(200);
-        expect((await user.api.graphql("{ me { id } }")).status).toBe(200);
+        expect((await suite.user.api.graphql("query WhoAmI { me { id } }")).status).toBe(200);
+        expect((await suite.user.api.graphql("query WhoAmI { me { id } }")).status).toBe(200);
+        expect((await suite.user.api.graphql("{ me { id } }")).status).toBe(200);
       });
 
       expect(growth("graphql_operations_total", { operation: "WhoAmI", type: "query" })).toBe(2);
@@ -245,17 +234,17 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
     it("counts an operation whose name is too long as \"other\", and never shows the name", async () => {
       const long = `Q${"x".repeat(100)}`;
       const growth = await growthDuring(anonymous, async () => {
-        expect((await user.api.graphql(`query ${long} { me { id } }`)).status).toBe(200);
+        expect((await suite.user.api.graphql(`query ${long} { me { id } }`)).status).toBe(200);
       });
       expect(growth("graphql_operations_total", { operation: "other", type: "query" })).toBe(1);
       expect((await scrape(anonymous)).some((sample) => sample.labels.operation === long)).toBe(false);
     });
 
     it("times the embedder and the vector index's writes and searches", async () => {
-      const { embedder, index } = server.app.services;
+      const { embedder, index } = suite.server.app.services;
       const growth = await growthDuring(anonymous, async () => {
-        expect((await user.api.post("/api/v1/memory", { content: "metrics: the spare tyre is flat" })).status).toBe(201);
-        expect((await user.api.get("/api/v1/memory/search?query=tyre")).status).toBe(200);
+        expect((await suite.user.api.post("/api/v1/memory", { content: "metrics: the spare tyre is flat" })).status).toBe(201);
+        expect((await suite.user.api.get("/api/v1/memory/search?query=tyre")).status).toBe(200);
       });
 
       // one batch for the memory written, one for the query
@@ -310,8 +299,8 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
       expect(pre.headers.get("vary")).toBe("Origin");
 
       for (const res of [
-        await user.api.get("/api/v1/memory", { headers: { origin: "https://evil.example" } }),
-        await user.api.graphql("{ me { id } }", undefined, { headers: { origin: "https://evil.example" } }),
+        await suite.user.api.get("/api/v1/memory", { headers: { origin: "https://evil.example" } }),
+        await suite.user.api.graphql("{ me { id } }", undefined, { headers: { origin: "https://evil.example" } }),
       ]) {
         expect(res.status).toBe(200);
         expect(corsHeaderNames(res.headers)).toEqual([]);
@@ -321,9 +310,9 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
 
     it("lets an allowed origin read the answer and its rate-limit, request-id and deprecation headers, errors included", async () => {
       for (const res of [
-        await user.api.get("/api/v1/memory", { headers: { origin: APP } }),
-        await user.api.graphql("{ me { id } }", undefined, { headers: { origin: APP } }),
-        await user.api.get("/api/v1/memories", { headers: { origin: APP } }),
+        await suite.user.api.get("/api/v1/memory", { headers: { origin: APP } }),
+        await suite.user.api.graphql("{ me { id } }", undefined, { headers: { origin: APP } }),
+        await suite.user.api.get("/api/v1/memories", { headers: { origin: APP } }),
         await anonymous.get("/api/v1/memory", { headers: { origin: APP } }),
       ]) {
         expect(res.headers.get("access-control-allow-origin")).toBe(APP);
@@ -369,8 +358,8 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
         await anonymous.get("/healthz"),
         await anonymous.get("/readyz"),
         await anonymous.get("/metrics"),
-        await user.api.get("/api/v1/memory"),
-        await user.api.graphql("{ me { id } }"),
+        await suite.user.api.get("/api/v1/memory"),
+        await suite.user.api.graphql("{ me { id } }"),
         await anonymous.get("/api/v1/memory"),
         await anonymous.get("/no/such/path"),
       ]) {
@@ -386,7 +375,8 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
       const res = await anonymous.get("/dashboard/");
       expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-      if (res.status === 200) expect(res.headers.get("cache-control")).toBe("no-cache");
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("no-cache");
     });
   });
 
@@ -472,6 +462,21 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
       expect(failed.body.checks).toMatchObject({ database: { ok: true }, vectorIndex: { ok: false, kind: "qdrant" } });
       expect(failed.text).not.toContain(fake.url);
       expect((await client.get("/readyz")).status).toBe(200);
+    });
+
+    it("answers a search 503 SERVICE_UNAVAILABLE while Qdrant fails, naming nothing of it", async () => {
+      const { api } = await qdrant.newUser();
+      fake.failNext(1_000, 503);
+      try {
+        const res = await api.get("/api/v1/memory/search?query=tea");
+        expect(res.status).toBe(503);
+        expect(res.body.error.code).toBe("SERVICE_UNAVAILABLE");
+        expect(res.text).not.toContain(fake.url);
+        expect(res.text).not.toMatch(/qdrant/i);
+      } finally {
+        fake.failNext(0);
+      }
+      expect((await api.get("/api/v1/memory/search?query=tea")).status).toBe(200);
     });
 
     it("sends no CORS headers at all, not even from /graphql, and answers preflights 204 without them", async () => {

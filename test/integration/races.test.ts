@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HttpResult } from "../support/http.ts";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 // Concurrent writes to the same records must each end in a documented answer, never a 500. On PostgreSQL a
 // black-box probe found 500s in a few percent of these races (PATCH vs DELETE of a memory, PATCH thread_id vs
@@ -54,35 +54,28 @@ async function repeat(times: number, race: (i: number) => Promise<void>): Promis
 const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(Math.random() * items.length)];
 
 describe.skipIf(databaseUnavailable())("races between writes of the same records", () => {
-  let server: TestServer;
-  let user: TestUser;
+  const suite = serverWithUser();
 
   const newThread = async (title: string): Promise<string> => {
-    const res = await user.api.post("/api/v1/threads", { title });
+    const res = await suite.user.api.post("/api/v1/threads", { title });
     expect(res.status, res.text).toBe(201);
     return res.body.id;
   };
   const remember = async (content: string, threadId?: string): Promise<string> => {
-    const res = await user.api.post("/api/v1/memory", { content, ...(threadId ? { thread_id: threadId } : {}) });
+    const res = await suite.user.api.post("/api/v1/memory", { content, ...(threadId ? { thread_id: threadId } : {}) });
     expect(res.status, res.text).toBe(201);
     return res.body.id;
   };
   const deleteThread = (id: string, deleteMemories: boolean) =>
-    user.api.delete(`/api/v1/threads/${id}${deleteMemories ? "?delete_memories=true" : ""}`);
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
+    suite.user.api.delete(`/api/v1/threads/${id}${deleteMemories ? "?delete_memories=true" : ""}`);
 
   it("PATCH racing DELETE of the same memory: 200 or 404", async () => {
     const tally = new Tally();
     await repeat(RACES, async (i) => {
       const id = await remember(`memory ${i} about to be raced`);
       const [patched, deleted] = await Promise.all([
-        user.api.patch(`/api/v1/memories/${id}`, { tags: ["raced"] }),
-        user.api.delete(`/api/v1/memories/${id}`),
+        suite.user.api.patch(`/api/v1/memories/${id}`, { tags: ["raced"] }),
+        suite.user.api.delete(`/api/v1/memories/${id}`),
       ]);
       tally.answer("PATCH", patched);
       tally.answer("DELETE", deleted);
@@ -95,12 +88,12 @@ describe.skipIf(databaseUnavailable())("races between writes of the same records
     await repeat(RACES, async (i) => {
       const [thread, id] = await Promise.all([newThread(`thread ${i}`), remember(`memory ${i} moving to a thread`)]);
       const [patched, deleted] = await Promise.all([
-        user.api.patch(`/api/v1/memories/${id}`, { thread_id: thread }),
+        suite.user.api.patch(`/api/v1/memories/${id}`, { thread_id: thread }),
         deleteThread(thread, false),
       ]);
       tally.answer("PATCH", patched);
       tally.answer("DELETE thread", deleted);
-      const after = await user.api.get(`/api/v1/memories/${id}`);
+      const after = await suite.user.api.get(`/api/v1/memories/${id}`);
       tally.seen(after.status === 200 && after.body.thread_id === null ? "kept without a thread" : `after: ${after.text}`);
     });
     expect(
@@ -119,15 +112,15 @@ describe.skipIf(databaseUnavailable())("races between writes of the same records
       // finds its memory gone by the time it reads it back answers 404, as if it had come second
       const outsider = await remember(`memory ${i} joining the doomed thread`);
       const [edited, moved, deleted] = await Promise.all([
-        user.api.patch(`/api/v1/memories/${ids[1]}`, { content: `edited memory of doomed thread ${i}` }),
-        user.api.patch(`/api/v1/memories/${outsider}`, { thread_id: thread }),
+        suite.user.api.patch(`/api/v1/memories/${ids[1]}`, { content: `edited memory of doomed thread ${i}` }),
+        suite.user.api.patch(`/api/v1/memories/${outsider}`, { thread_id: thread }),
         deleteThread(thread, true),
       ]);
       tally.answer("PATCH", edited);
       tally.answer("PATCH thread_id", moved);
       tally.answer("DELETE thread", deleted);
-      for (const id of ids) tally.answer("GET member after", await user.api.get(`/api/v1/memories/${id}`));
-      const after = await user.api.get(`/api/v1/memories/${outsider}`);
+      for (const id of ids) tally.answer("GET member after", await suite.user.api.get(`/api/v1/memories/${id}`));
+      const after = await suite.user.api.get(`/api/v1/memories/${outsider}`);
       const fate = after.status === 404 ? "gone" : after.body.thread_id === null ? "kept without a thread" : "kept in the thread";
       tally.seen(`moved ${moved.status}, then ${fate}`);
     });
@@ -154,8 +147,8 @@ describe.skipIf(databaseUnavailable())("races between writes of the same records
       const thread = await newThread(`short-lived thread ${i}`);
       const items = [1, 2, 3].map((n) => ({ content: `batch item ${n} of race ${i}`, thread_id: thread }));
       const [single, batch, deleted] = await Promise.all([
-        user.api.post("/api/v1/memory", { content: `single memory of race ${i}`, thread_id: thread }),
-        user.api.post("/api/v1/memory/batch", [...items, { content: `threadless batch item of race ${i}` }]),
+        suite.user.api.post("/api/v1/memory", { content: `single memory of race ${i}`, thread_id: thread }),
+        suite.user.api.post("/api/v1/memory/batch", [...items, { content: `threadless batch item of race ${i}` }]),
         deleteThread(thread, false),
       ]);
       tally.answer("POST", single);
@@ -165,7 +158,7 @@ describe.skipIf(databaseUnavailable())("races between writes of the same records
       for (const result of results) tally.seen(`batch item ${result.success ? "stored" : result.error?.code}`);
       const stored = [single.body?.id, ...results.map((r) => r.id)].filter((id): id is string => typeof id === "string");
       for (const id of stored) {
-        const after = await user.api.get(`/api/v1/memories/${id}`);
+        const after = await suite.user.api.get(`/api/v1/memories/${id}`);
         tally.seen(after.status === 200 && after.body.thread_id === null ? "stored, without a thread" : `after: ${after.text}`);
       }
     });
@@ -194,29 +187,29 @@ describe.skipIf(databaseUnavailable())("races between writes of the same records
     const updateMemory = "mutation ($id: ID!, $threadId: ID) { updateMemory(id: $id, input: { threadId: $threadId }) { id } }";
     const operations: (() => Promise<void>)[] = [
       async () => {
-        const res = await user.api.post("/api/v1/memory", { content: "mixed memory", thread_id: someThread() });
+        const res = await suite.user.api.post("/api/v1/memory", { content: "mixed memory", thread_id: someThread() });
         tally.answer("POST", res);
         if (res.status === 201) memories.push(res.body.id);
       },
       async () => {
         const items = [1, 2, 3].map((n) => ({ content: `mixed batch item ${n}`, thread_id: someThread() }));
-        const res = await user.api.post("/api/v1/memory/batch", items);
+        const res = await suite.user.api.post("/api/v1/memory/batch", items);
         tally.answer("POST batch", res);
         for (const result of res.body?.results ?? []) if (result.id) memories.push(result.id);
       },
-      async () => tally.answer("PATCH", await user.api.patch(someMemory(), { content: "mixed, edited" })),
-      async () => tally.answer("PATCH thread_id", await user.api.patch(someMemory(), { thread_id: someThread() })),
-      async () => tally.answer("PUT", await user.api.put(someMemory(), { content: "mixed, replaced", thread_id: someThread() })),
-      async () => tally.answer("DELETE", await user.api.delete(someMemory())),
+      async () => tally.answer("PATCH", await suite.user.api.patch(someMemory(), { content: "mixed, edited" })),
+      async () => tally.answer("PATCH thread_id", await suite.user.api.patch(someMemory(), { thread_id: someThread() })),
+      async () => tally.answer("PUT", await suite.user.api.put(someMemory(), { content: "mixed, replaced", thread_id: someThread() })),
+      async () => tally.answer("DELETE", await suite.user.api.delete(someMemory())),
       async () => {
-        tally.answer("updateMemory", await user.api.graphql(updateMemory, { id: someMemoryId(), threadId: someThread() }));
+        tally.answer("updateMemory", await suite.user.api.graphql(updateMemory, { id: someMemoryId(), threadId: someThread() }));
       },
       async () => {
-        const res = await user.api.post("/api/v1/threads", { title: "mixed thread" });
+        const res = await suite.user.api.post("/api/v1/threads", { title: "mixed thread" });
         tally.answer("POST thread", res);
         if (res.status === 201) threads.push(res.body.id);
       },
-      async () => tally.answer("PATCH thread", await user.api.patch(`/api/v1/threads/${pick(threads)}`, { title: "renamed" })),
+      async () => tally.answer("PATCH thread", await suite.user.api.patch(`/api/v1/threads/${pick(threads)}`, { title: "renamed" })),
       async () => tally.answer("DELETE thread", await deleteThread(pick(threads)!, Math.random() < 0.5)),
     ];
     const until = Date.now() + MIXED_MS;

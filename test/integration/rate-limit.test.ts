@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
-import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer, type TestServer } from "../support/server.ts";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
+import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer, suiteServer, type TestServer } from "../support/server.ts";
 import { redisAvailable, redisUrl } from "../support/redis.ts";
 
 const withRedis = await redisAvailable();
 
 describe.skipIf(databaseUnavailable())("rate limits", () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_SECONDS: "2" });
-  });
-  afterAll(() => server?.close());
+  const suite = suiteServer({ RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_SECONDS: "2" });
 
   it("puts X-RateLimit-Limit, -Remaining and -Reset on every authenticated response, counting down", async () => {
     // a window of its own, long enough that a loaded machine cannot start a new one between the four requests
@@ -36,7 +31,7 @@ describe.skipIf(databaseUnavailable())("rate limits", () => {
   });
 
   it("answers 429 RATE_LIMITED with Retry-After past the limit, on REST and GraphQL, and lets the key in again after the window", async () => {
-    const user = await server.newUser();
+    const user = await suite.server.newUser();
     for (let i = 0; i < 5; i++) expect((await user.api.get("/api/v1/memory")).status).toBe(200);
     const rest = await user.api.get("/api/v1/memory");
     expect(rest.status).toBe(429);
@@ -54,8 +49,8 @@ describe.skipIf(databaseUnavailable())("rate limits", () => {
   });
 
   it("counts per key: one key at its limit does not hold back another", async () => {
-    const noisy = await server.newUser();
-    const quiet = await server.newUser();
+    const noisy = await suite.server.newUser();
+    const quiet = await suite.server.newUser();
     for (let i = 0; i < 8; i++) await noisy.api.get("/api/v1/memory");
     expect((await noisy.api.get("/api/v1/memory")).status).toBe(429);
     const res = await quiet.api.get("/api/v1/memory");
@@ -64,28 +59,23 @@ describe.skipIf(databaseUnavailable())("rate limits", () => {
   });
 
   it("does not count or mark requests without a valid key", async () => {
-    const res = await server.client().get("/api/v1/memory");
+    const res = await suite.server.client().get("/api/v1/memory");
     expect(res.status).toBe(401);
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
   });
 });
 
 describe.skipIf(databaseUnavailable())("failed authentications per client address", () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ AUTH_FAILURE_LIMIT_MAX: "3", AUTH_FAILURE_WINDOW_SECONDS: "60", TRUST_PROXY_HOPS: "1" });
-  });
-  afterAll(() => server?.close());
+  const suite = suiteServer({ AUTH_FAILURE_LIMIT_MAX: "3", AUTH_FAILURE_WINDOW_SECONDS: "60", TRUST_PROXY_HOPS: "1" });
 
   // behind one trusted proxy, X-Forwarded-For's last entry is the client: each test is a client of its own
   const from = (address: string, key = "msk_not-a-real-key") =>
-    server.client(key).get("/api/v1/memory", { headers: { "x-forwarded-for": `198.51.100.1, ${address}` } });
+    suite.server.client(key).get("/api/v1/memory", { headers: { "x-forwarded-for": `198.51.100.1, ${address}` } });
 
   it("answers 401 to the first refused keys, then 429 with Retry-After, valid key or not, without looking keys up", async () => {
-    const user = await server.newUser();
+    const user = await suite.server.newUser();
     for (let i = 0; i < 3; i++) expect((await from("203.0.113.7")).status).toBe(401);
-    const lookups = vi.spyOn(server.app.services.apiKeys, "authenticate");
+    const lookups = vi.spyOn(suite.server.app.services.apiKeys, "authenticate");
     const refused = await from("203.0.113.7");
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe("RATE_LIMITED");
@@ -93,19 +83,19 @@ describe.skipIf(databaseUnavailable())("failed authentications per client addres
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await from("203.0.113.7", user.key)).status).toBe(429);
-    const graphql = await server.client("msk_nope").graphql("{ me { id } }", undefined, { headers: { "x-forwarded-for": "203.0.113.7" } });
+    const graphql = await suite.server.client("msk_nope").graphql("{ me { id } }", undefined, { headers: { "x-forwarded-for": "203.0.113.7" } });
     expect(graphql.status).toBe(429);
     expect(lookups).not.toHaveBeenCalled();
     lookups.mockRestore();
     // another address, and requests with no key, are not held back
     expect((await from("203.0.113.8", user.key)).status).toBe(200);
-    expect((await server.client().get("/api/v1/memory", { headers: { "x-forwarded-for": "203.0.113.7" } })).status).toBe(401);
+    expect((await suite.server.client().get("/api/v1/memory", { headers: { "x-forwarded-for": "203.0.113.7" } })).status).toBe(401);
   });
 
   it("reads the client from X-Forwarded-For only as far as TRUST_PROXY_HOPS allows", async () => {
     // the client wrote the first entries itself: changing them does not give it a new budget
     for (let i = 0; i < 3; i++) {
-      const res = await server.client("msk_nope").get("/api/v1/memory", { headers: { "x-forwarded-for": `10.0.0.${i}, 203.0.113.9` } });
+      const res = await suite.server.client("msk_nope").get("/api/v1/memory", { headers: { "x-forwarded-for": `10.0.0.${i}, 203.0.113.9` } });
       expect(res.status).toBe(401);
     }
     expect((await from("203.0.113.9")).status).toBe(429);

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
-import type { Embedder } from "../../src/embeddings/embedder.ts";
-import { databaseUnavailable, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { countingEmbedder } from "../support/counting-embedder.ts";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 interface Hit {
   id: string;
@@ -9,25 +8,11 @@ interface Hit {
   relevance: number;
 }
 
-const embedCalls = { count: 0 };
-function countingEmbedder(): Embedder {
-  const inner = new BuiltinEmbedder();
-  return {
-    id: inner.id,
-    dimensions: inner.dimensions,
-    deferWrites: false,
-    embed(texts) {
-      embedCalls.count++;
-      return inner.embed(texts);
-    },
-  };
-}
-
 describe.skipIf(databaseUnavailable())("recall", () => {
-  let server: TestServer;
-  let user: TestUser;
+  const embedder = countingEmbedder();
+  const suite = serverWithUser({}, { embedder });
 
-  const recall = async (body: Record<string, unknown>, who = user) => {
+  const recall = async (body: Record<string, unknown>, who = suite.user) => {
     const res = await who.api.post("/api/v1/memory/recall", body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.total).toBe(res.body.results.length);
@@ -35,9 +20,7 @@ describe.skipIf(databaseUnavailable())("recall", () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer({}, { embedder: countingEmbedder() });
-    user = await server.newUser();
-    await user.api.post("/api/v1/memory/batch", [
+    await suite.user.api.post("/api/v1/memory/batch", [
       { content: "Loves spicy Sichuan food", type: "preference" },
       { content: "Prefers window seats on trains", type: "preference" },
       { content: "Enjoys jazz, especially Coltrane", type: "preference" },
@@ -45,13 +28,12 @@ describe.skipIf(databaseUnavailable())("recall", () => {
       { content: "The car insurance renews in May", type: "task" },
     ]);
   });
-  afterAll(() => server?.close());
 
   describe("the profile path", () => {
     it.each(["What do I like?", "what are my preferences", "What should you know about me?", "tell me about myself"])(
       "answers %j from preference memories, without a vector search",
       async (query) => {
-        const before = embedCalls.count;
+        const before = embedder.calls.length;
         const found = await recall({ query });
         expect(found.query_type).toBe("profile");
         expect(found.results.map((r) => r.content).sort()).toEqual([
@@ -60,7 +42,7 @@ describe.skipIf(databaseUnavailable())("recall", () => {
           "Prefers window seats on trains",
         ]);
         expect(found.results.every((r) => r.relevance === 1)).toBe(true);
-        expect(embedCalls.count).toBe(before);
+        expect(embedder.calls.length).toBe(before);
       },
     );
 
@@ -83,7 +65,7 @@ describe.skipIf(databaseUnavailable())("recall", () => {
 
   describe("the thread path", () => {
     it("finds a word only a memory of the thread contains, and nothing outside the thread", async () => {
-      const who = await server.newUser();
+      const who = await suite.server.newUser();
       const thread = (await who.api.post("/api/v1/threads", { title: "Boat project" })).body;
       const other = (await who.api.post("/api/v1/threads", { title: "Other" })).body;
       const inside = (await who.api.post("/api/v1/memory", { content: "varnish the tiller twice", thread_id: thread.id })).body;
@@ -100,7 +82,7 @@ describe.skipIf(databaseUnavailable())("recall", () => {
 
   describe("the hybrid path", () => {
     it("ranks a memory with the question's rare word at the top, above many that share its common words", async () => {
-      const who = await server.newUser();
+      const who = await suite.server.newUser();
       const common = (n: number) =>
         `the team meeting about the project deadline moved to Monday afternoon, note ${n}`;
       await who.api.post("/api/v1/memory/batch", Array.from({ length: 25 }, (_, i) => ({ content: common(i) })));
@@ -136,7 +118,7 @@ describe.skipIf(databaseUnavailable())("recall", () => {
     });
 
     it("leaves archived memories out and never crosses users", async () => {
-      const who = await server.newUser();
+      const who = await suite.server.newUser();
       const memory = (await who.api.post("/api/v1/memory", { content: "the locker code is 4471" })).body;
       expect((await recall({ query: "locker code" }, who)).results[0]?.id).toBe(memory.id);
       expect((await recall({ query: "locker code" })).results.map((r) => r.id)).not.toContain(memory.id);
@@ -146,10 +128,10 @@ describe.skipIf(databaseUnavailable())("recall", () => {
   });
 
   it("is the same over GET and over GraphQL", async () => {
-    const viaGet = await user.api.get("/api/v1/memory/recall?query=dentist&limit=2");
+    const viaGet = await suite.user.api.get("/api/v1/memory/recall?query=dentist&limit=2");
     expect(viaGet.status).toBe(200);
     expect(viaGet.body.results[0].content).toBe("Went to the dentist on Friday");
-    const gql = await user.api.graphql(`{ recall(query: "dentist", limit: 2) { total queryType results { content relevance memory { type } } } }`);
+    const gql = await suite.user.api.graphql(`{ recall(query: "dentist", limit: 2) { total queryType results { content relevance memory { type } } } }`);
     const { recall } = gql.body.data;
     expect(recall).toMatchObject({ total: 2, queryType: "hybrid" });
     expect(recall.results[0]).toEqual({ content: "Went to the dentist on Friday", relevance: 1, memory: { type: "journal" } });
@@ -162,7 +144,7 @@ describe.skipIf(databaseUnavailable())("recall", () => {
     ["a limit over 100", { query: "x", limit: 500 }, /^limit must be a whole number from 1 to 100/],
     ["an unknown field", { query: "x", top_k: 3 }, /^top_k is not a field of a recall request/],
   ])("refuses %s with 400", async (_name, body, message) => {
-    const res = await user.api.post("/api/v1/memory/recall", body);
+    const res = await suite.user.api.post("/api/v1/memory/recall", body);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.message).toMatch(message);

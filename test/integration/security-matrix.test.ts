@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { remoteKeyAdmin } from "../../src/control/client.ts";
 import type { Database } from "../../src/db/database.ts";
 import { openDatabase } from "../../src/db/open.ts";
-import { ApiKeyService } from "../../src/domain/api-keys.ts";
+import { ApiKeyService } from "../../src/domain/api-key.ts";
 import { keyAdmin, type KeyAdmin } from "../../src/domain/key-admin.ts";
-import { UserService } from "../../src/domain/users.ts";
+import { UserService } from "../../src/domain/user.ts";
 import { getSchema } from "../../src/graphql/schema.ts";
 import { createRouter } from "../../src/rest/routes/index.ts";
 import { HttpClient, type HttpResult, type RequestOptions } from "../support/http.ts";
@@ -108,6 +108,8 @@ const NOT_FOUND: Expected = { status: 404, body: { error: { code: "NOT_FOUND", m
 const FOREIGN_THREAD = "thread_id does not name one of your threads";
 const NOT_YOUR_THREAD: Expected = { status: 400, body: { error: { code: "VALIDATION_ERROR", message: FOREIGN_THREAD } } };
 const EMPTY_PAGE = { memories: [], total: 0, limit: 20, offset: 0, has_more: false };
+/** The current list's empty page: the legacy one's, and a next_cursor. */
+const EMPTY_LIST = { ...EMPTY_PAGE, next_cursor: null };
 const NO_RECALL = { results: [], total: 0, query_type: "thread" };
 
 /** A GraphQL answer without errors: `data` exactly (matchers allowed). */
@@ -197,6 +199,7 @@ const memoryCases: Case[] = MEMORY_TARGETS.flatMap((k: MemoryTarget): Case[] => 
   const id = (t: Targets) => ({ id: t[k] });
   return [
     rest({ route: "GET /api/v1/memories/:id", path, expected: NOT_FOUND }),
+    rest({ route: "GET /api/v1/memories/:id/history", path: (t: Targets) => `${path(t)}/history`, expected: NOT_FOUND }),
     rest({ route: "PATCH /api/v1/memories/:id", path, body: () => HIJACK, expected: NOT_FOUND }),
     rest({ route: "PUT /api/v1/memories/:id", path, body: () => HIJACK, expected: NOT_FOUND }),
     rest({ route: "DELETE /api/v1/memories/:id", path, expected: NOT_FOUND }),
@@ -206,6 +209,13 @@ const memoryCases: Case[] = MEMORY_TARGETS.flatMap((k: MemoryTarget): Case[] => 
       query: `query ($id: ID!) { memory(id: $id) { ${MEMORY_SELECTION} } }`,
       variables: id,
       expected: gqlData({ memory: null }),
+    }),
+    gql({
+      name: `memoryHistory(id: ${k})`,
+      fields: ["Query.memoryHistory"],
+      query: `query ($id: ID!) { memoryHistory(id: $id, limit: 100) { total hasMore items { version action keyId keyName before after } } }`,
+      variables: id,
+      expected: gqlData({ memoryHistory: { total: 0, hasMore: false, items: [] } }),
     }),
     gql({
       name: `updateMemory(id: ${k})`,
@@ -412,11 +422,11 @@ const threadWriteCases: Case[] = [
 
 /** A's thread id as a filter: an empty answer, the same as for a thread that does not exist. */
 const threadFilterCases: Case[] = [
-  rest({ route: "GET /api/v1/memory", path: (t) => `/api/v1/memory?thread_id=${t.thread}&limit=20`, expected: { status: 200, body: EMPTY_PAGE } }),
+  rest({ route: "GET /api/v1/memory", path: (t) => `/api/v1/memory?thread_id=${t.thread}&limit=20`, expected: { status: 200, body: EMPTY_LIST } }),
   rest({
     route: "GET /api/v1/memory",
     path: (t) => `/api/v1/memory?thread_id=${t.thread}&is_archived=true`,
-    expected: { status: 200, body: EMPTY_PAGE },
+    expected: { status: 200, body: EMPTY_LIST },
   }),
   rest({
     route: "GET /api/v1/memory/recall",
@@ -450,6 +460,17 @@ const threadFilterCases: Case[] = [
     query: `query ($thread: ID!) { memories(filter: { threadId: $thread, isArchived: true }) { total items { id } } }`,
     variables: (t) => ({ thread: t.thread }),
     expected: gqlData({ memories: { total: 0, items: [] } }),
+  }),
+  gql({
+    name: "memoriesConnection(filter: {threadId: A's, or: [metadata]})",
+    fields: ["Query.memoriesConnection"],
+    query: `query ($thread: ID!) {
+      memoriesConnection(first: 100, filter: { threadId: $thread, or: [{ metadata: [{ path: "source", exists: true }] }, { not: { type: "none" } }] }) {
+        edges { cursor node { id content data type tags metadata threadId createdAt } } pageInfo { hasNextPage }
+      }
+    }`,
+    variables: (t) => ({ thread: t.thread }),
+    expected: gqlData({ memoriesConnection: { edges: [], pageInfo: { hasNextPage: false } } }),
   }),
   gql({
     name: "recall(threadId: A's)",

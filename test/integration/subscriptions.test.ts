@@ -133,12 +133,13 @@ describe.skipIf(databaseUnavailable())("a long subscription", () => {
 
 describe.skipIf(databaseUnavailable())("subscriptions when the server stops", () => {
   it("ends open streams rather than waiting for them", async () => {
-    const server = await startTestServer({ SHUTDOWN_TIMEOUT_MS: "20000" });
+    // a drain timeout past the test's own: a close that waited for the stream would fail the test by timing out
+    const server = await startTestServer({ SHUTDOWN_TIMEOUT_MS: "600000" });
     const user = await server.newUser();
     const sub = await subscribe(server.url, user.key, MEMORY_EVENTS);
-    const started = performance.now();
+    expect(sub.status).toBe(200);
     await server.close();
-    expect(performance.now() - started).toBeLessThan(5000);
+    await sub.ended; // by the server: this side has not closed it
     sub.close();
   });
 });

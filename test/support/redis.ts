@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import { warnUntested } from "./loud.ts";
 
 export const redisUrl = () => process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -11,11 +12,10 @@ export async function redisAvailable(tests = "THE SHARED RATE-LIMIT TESTS"): Pro
     await redis.ping();
     return true;
   } catch (error) {
-    const line = "!".repeat(100);
-    console.warn(
-      `\n${line}\n!! Redis is not reachable at ${redisUrl()} (${(error as Error).message}).\n` +
-        `!! ${tests} ARE SKIPPED: REDIS_URL is NOT tested. Start Redis (see README) or set TEST_REDIS_URL.\n${line}\n`,
-    );
+    warnUntested([
+      `Redis is not reachable at ${redisUrl()} (${(error as Error).message}).`,
+      `${tests} ARE SKIPPED: REDIS_URL is NOT tested. Start Redis (see README) or set TEST_REDIS_URL.`,
+    ]);
     return false;
   } finally {
     redis.disconnect();

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, inject } from "vitest";
-import { createApp, type App } from "../../src/app.ts";
+import { inject } from "vitest";
+import { createApp, type App, type AppOverrides } from "../../src/app.ts";
 import { loadConfig, type Env } from "../../src/config.ts";
 import { keyAdmin } from "../../src/domain/key-admin.ts";
-import type { ServiceOverrides } from "../../src/domain/services.ts";
 import { createLogger } from "../../src/logger.ts";
 import { HttpClient } from "./http.ts";
+import { suiteValue } from "./suite-value.ts";
 
 export const databaseUnderTest = (): "pglite" | "postgres" =>
   process.env.TEST_DATABASE === "postgres" ? "postgres" : "pglite";
@@ -75,21 +75,16 @@ export async function persistentDatabase(): Promise<{ env: Record<string, string
  * (the settings that point a server or a CLI at it).
  */
 export function suiteDatabase(): { readonly env: Record<string, string> } {
-  let database: Awaited<ReturnType<typeof persistentDatabase>> | undefined;
-  beforeAll(async () => {
-    database = await persistentDatabase();
-  });
-  afterAll(() => database?.drop());
+  const database = suiteValue("the test database", persistentDatabase, (made) => made.drop());
   return {
     get env() {
-      if (!database) throw new Error("the test database is not made yet: read it in a test or hook");
-      return database.env;
+      return database().env;
     },
   };
 }
 
 /** The service on a free loopback port, on a fresh database of the kind under test. */
-export async function startTestServer(env: Env = {}, overrides: ServiceOverrides = {}): Promise<TestServer> {
+export async function startTestServer(env: Env = {}, overrides: AppOverrides = {}): Promise<TestServer> {
   // a database of its own, unless the test gives one (several servers on one database): the server drops it
   const postgres = databaseUnderTest() === "postgres" && !env.DATABASE_URL ? await freshPostgresDatabase() : undefined;
   const config = loadConfig({
@@ -125,25 +120,31 @@ export async function startTestServer(env: Env = {}, overrides: ServiceOverrides
 }
 
 /**
- * The set-up most integration suites share: a server (with `env`) and one user, started before the suite's tests
- * and closed after them. Call it in a describe block; read `server` and `user` in the tests.
+ * A server (with `env`) for a suite: started before its tests and closed after them. Call it in a describe
+ * block; read `server` in the tests.
  */
-export function serverWithUser(env: Env = {}, overrides: ServiceOverrides = {}): { readonly server: TestServer; readonly user: TestUser } {
-  let server: TestServer | undefined;
-  let user: TestUser | undefined;
-  beforeAll(async () => {
-    server = await startTestServer(env, overrides);
-    user = await server.newUser();
-  });
-  afterAll(() => server?.close());
+export function suiteServer(env: Env = {}, overrides: AppOverrides = {}): { readonly server: TestServer } {
+  const server = suiteValue("the test server", () => startTestServer(env, overrides), (started) => started.close());
   return {
     get server() {
-      if (!server) throw new Error("the test server is not started yet: read it in a test or hook");
-      return server;
+      return server();
+    },
+  };
+}
+
+/**
+ * The set-up most integration suites share: `suiteServer`, and one user made before the suite's tests. Read
+ * `server` and `user` in the tests.
+ */
+export function serverWithUser(env: Env = {}, overrides: AppOverrides = {}): { readonly server: TestServer; readonly user: TestUser } {
+  const suite = suiteServer(env, overrides);
+  const user = suiteValue("the test user", () => suite.server.newUser());
+  return {
+    get server() {
+      return suite.server;
     },
     get user() {
-      if (!user) throw new Error("the test user is not made yet: read it in a test or hook");
-      return user;
+      return user();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { gql } from "../api.ts";
-import { busy, field, formatDate, h, parseTags, show } from "../dom.ts";
-import { loading, routeHash, type PageContext } from "../page.ts";
+import { field, formatDate, h, parseTags, show } from "../dom.ts";
+import { act, loading, routeHash, submitting, type PageContext } from "../page.ts";
 import { DELETE_MEMORY, MEMORY, UPDATE_MEMORY, type Memory } from "../queries.ts";
 import { contentEditor, parseObject } from "./memory-form.ts";
 
@@ -41,22 +41,15 @@ function draw(ctx: PageContext, memory: Memory): void {
     "form",
     {
       class: "card",
-      onsubmit: (event) => {
-        event.preventDefault();
-        void busy(save, async () => {
-          try {
-            const input = {
-              ...editor.read(),
-              type: type.value.trim() || null,
-              tags: parseTags(tags.value),
-              metadata: parseObject(metadata.value, "Metadata"),
-            };
-            await update(input, "Changes saved.");
-          } catch (error) {
-            notices.error(error, "Could not save");
-          }
-        });
-      },
+      onsubmit: submitting(save, notices, "Could not save", async () => {
+        const input = {
+          ...editor.read(),
+          type: type.value.trim() || null,
+          tags: parseTags(tags.value),
+          metadata: parseObject(metadata.value, "Metadata"),
+        };
+        await update(input, "Changes saved.");
+      }),
     },
     editor.element,
     h("div", { class: "row" }, field("Type", type, "Empty clears it"), field("Tags", tags, "Comma-separated")),
@@ -66,24 +59,16 @@ function draw(ctx: PageContext, memory: Memory): void {
 
   const archive = h("button", { type: "button" }, memory.isArchived ? "Restore (unarchive)" : "Archive");
   archive.addEventListener("click", () => {
-    void busy(archive, async () => {
-      try {
-        await update({ isArchived: !memory.isArchived }, memory.isArchived ? "Memory restored." : "Memory archived.");
-      } catch (error) {
-        notices.error(error, "Could not change the archive state");
-      }
-    });
+    void act(archive, notices, "Could not change the archive state", () =>
+      update({ isArchived: !memory.isArchived }, memory.isArchived ? "Memory restored." : "Memory archived."),
+    );
   });
   const remove = h("button", { type: "button", class: "danger" }, "Delete");
   remove.addEventListener("click", () => {
     if (!window.confirm("Delete this memory for good?")) return;
-    void busy(remove, async () => {
-      try {
-        await gql<{ deleteMemory: boolean }>(DELETE_MEMORY, { id: memory.id });
-        ctx.navigate(routeHash("memories"), "Memory deleted.");
-      } catch (error) {
-        notices.error(error, "Could not delete the memory");
-      }
+    void act(remove, notices, "Could not delete the memory", async () => {
+      await gql<{ deleteMemory: boolean }>(DELETE_MEMORY, { id: memory.id });
+      ctx.navigate(routeHash("memories"), "Memory deleted.");
     });
   });
 

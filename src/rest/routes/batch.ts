@@ -1,8 +1,10 @@
 import { isInputType, type GraphQLInputType } from "graphql";
 import { AppError, asAppError, invalid } from "../../errors.ts";
 import { isPlainObject } from "../../domain/json.ts";
-import { MAX_BATCH_ITEMS } from "../../domain/memories.ts";
-import { restFieldMessage } from "../field-names.ts";
+import { MAX_BATCH_ITEMS } from "../../domain/memory.ts";
+import { restError } from "../errors.ts";
+import { EXAMPLE_MEMORY_ID, type RouteDoc } from "../openapi/route-doc.ts";
+import { ref } from "../openapi/types.ts";
 import { memoryInputOf } from "../memory-wire.ts";
 import { coerceValue, Operation } from "../operation.ts";
 import type { RestHandler, Router } from "../router.ts";
@@ -27,10 +29,7 @@ const batchCreate = new Operation<{
 
 type RestItemResult = { success: true; id: string } | { success: false; error: { code: string; message: string } };
 
-const failure = (error: AppError): RestItemResult => ({
-  success: false,
-  error: { code: error.code, message: restFieldMessage(error.field, error.message) },
-});
+const failure = (error: AppError): RestItemResult => ({ success: false, error: restError(error) });
 
 /** The items of a batch body: a bare array, or {"memories": [...]}. */
 function itemsOf(body: unknown): unknown[] {
@@ -38,6 +37,44 @@ function itemsOf(body: unknown): unknown[] {
   if (isPlainObject(body) && Object.keys(body).length === 1 && Array.isArray(body.memories)) return body.memories;
   throw invalid("body", 'must be an array of memories, or an object {"memories": [...]}');
 }
+
+const batchDoc: RouteDoc = {
+  operationId: "batchCreateMemories",
+  tag: "Memories",
+  summary: "Create memories in a batch",
+  description:
+    `Creates 1 to ${MAX_BATCH_ITEMS} memories. Each item is checked on its own: the valid ones are stored even when ` +
+    "others are refused, and the answer says which. Only a body that is not a list of 1 to " +
+    `${MAX_BATCH_ITEMS} items fails as a whole (400).`,
+  body: {
+    schema: ref("schemas", "BatchRequest"),
+    examples: {
+      array: {
+        summary: "A bare array",
+        value: [
+          { content: "Works from Lisbon", type: "observation" },
+          { content: "Call the bank on Monday", type: "task", tags: ["errands"] },
+        ],
+      },
+      wrapped: {
+        summary: 'Wrapped as {"memories": [...]}',
+        value: { memories: [{ content: "Works from Lisbon", type: "observation" }, { content: "" }] },
+      },
+    },
+  },
+  success: {
+    status: 200,
+    description: "One result per item, in order.",
+    schema: ref("schemas", "BatchResult"),
+    example: {
+      summary: { total: 2, successful: 1, failed: 1 },
+      results: [
+        { success: true, id: EXAMPLE_MEMORY_ID },
+        { success: false, error: { code: "VALIDATION_ERROR", message: "content must not be empty" } },
+      ],
+    },
+  },
+};
 
 /** POST /api/v1/memory/batch: each item is checked on its own, so one malformed item fails alone. */
 export const batch: RestHandler = async ({ query, body, schema, context }) => {
@@ -63,7 +100,7 @@ export const batch: RestHandler = async ({ query, body, schema, context }) => {
       const { index } = wellFormed[k]!;
       results[index] = result.success
         ? { success: true, id: result.id! }
-        : { success: false, error: { code: result.error!.code, message: restFieldMessage(result.error!.field, result.error!.message) } };
+        : { success: false, error: restError(result.error!) };
     });
   }
   const successful = results.filter((result) => result.success).length;
@@ -74,5 +111,5 @@ export const batch: RestHandler = async ({ query, body, schema, context }) => {
 };
 
 export function addBatchRoutes(router: Router): void {
-  router.add("POST", "/api/v1/memory/batch", batch);
+  router.add("POST", "/api/v1/memory/batch", batch, { doc: batchDoc });
 }

@@ -1,7 +1,14 @@
 import { isPlainObject } from "../../domain/json.ts";
 import { invalid } from "../../errors.ts";
+import { DEFAULT_LIST_LIMIT } from "../../domain/memory.ts";
+import type { PageOf } from "../../domain/paging.ts";
+import { MAX_LEGACY_ID_CHARS } from "../../graphql/legacy.ts";
 import { LegacyNotes, TTL_FIELDS } from "../legacy-fields.ts";
+import { LEGACY_FRAGMENT, restLegacyMemory, type LegacyView } from "../legacy-wire.ts";
+import { EXAMPLE_MEMORY_ID, limitParam, offsetParam, pageSuccess, type RouteDoc } from "../openapi/route-doc.ts";
+import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
+import { pageSelection, restPage } from "../page-wire.ts";
 import type { Deprecation, RestHandler, Router } from "../router.ts";
 
 /** The deprecated workspace-scoped collection routes: dates from the API specification ("Versioning"). */
@@ -11,49 +18,59 @@ export const LEGACY_DEPRECATION: Deprecation = {
   warning: "Deprecated: use /api/v1/memory (user-scoped through the API key); see /docs/migration",
 };
 
-const LEGACY_FRAGMENT = /* GraphQL */ `
-  fragment LegacyMemory on Memory { id content data type workspaceId legacyUserId createdAt updatedAt }
-`;
-
-interface LegacyView {
-  id: string;
-  content: string;
-  data: Record<string, unknown> | null;
-  type: string | null;
-  workspaceId: string | null;
-  legacyUserId: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
 const legacyCreate = new Operation<{ legacyCreateMemory: LegacyView }>(/* GraphQL */ `
   mutation RestLegacyCreate($input: LegacyCreateMemoryInput!) { legacyCreateMemory(input: $input) { ...LegacyMemory } }
   ${LEGACY_FRAGMENT}
 `);
 
 const legacyList = new Operation<{
-  legacyMemories: { items: LegacyView[]; total: number; limit: number; offset: number; hasMore: boolean };
+  legacyMemories: PageOf<LegacyView>;
 }>(/* GraphQL */ `
   query RestLegacyList($workspaceId: String!, $limit: Int, $offset: Int) {
     legacyMemories(workspaceId: $workspaceId, limit: $limit, offset: $offset) {
-      items { ...LegacyMemory } total limit offset hasMore
+      ${pageSelection("LegacyMemory")}
     }
   }
   ${LEGACY_FRAGMENT}
 `);
 
-/** The legacy shape: camelCase, `kind` for type, the legacy userId echoed. */
-const legacyMemory = (m: LegacyView) => ({
-  id: m.id,
-  workspaceId: m.workspaceId,
-  userId: m.legacyUserId,
-  content: m.data ?? m.content,
-  kind: m.type,
-  createdAt: m.createdAt,
-  updatedAt: m.updatedAt,
-});
-
 const FIELDS = new Set(["workspaceId", "userId", "content", "kind", ...TTL_FIELDS]);
+
+const EXAMPLE_LEGACY_MEMORY = {
+  id: EXAMPLE_MEMORY_ID,
+  workspaceId: "ws_1",
+  userId: "u_42",
+  content: "Prefers tea",
+  kind: "preference",
+  createdAt: "2026-01-31T09:30:00.000Z",
+  updatedAt: "2026-01-31T09:30:00.000Z",
+};
+
+const MIGRATE = "See the migration guide at [/docs/migration](/docs/migration).";
+
+const createDoc: RouteDoc = {
+  operationId: "legacyCreateMemory",
+  tag: "Legacy (deprecated)",
+  summary: "Create a memory (deprecated: use POST /api/v1/memory)",
+  description:
+    "The workspace-scoped create. The owner is the API key's user whatever userId says; kind is stored as the type. " +
+    `Bodies and answers keep the old camelCase names. ${MIGRATE}`,
+  body: {
+    schema: ref("schemas", "LegacyMemoryCreate"),
+    examples: {
+      legacy: {
+        summary: "A legacy create",
+        value: { workspaceId: "ws_1", userId: "u_42", content: "Prefers tea", kind: "preference" },
+      },
+    },
+  },
+  success: {
+    status: 201,
+    description: "The memory created, in the legacy shape.",
+    schema: ref("schemas", "LegacyMemory"),
+    example: EXAMPLE_LEGACY_MEMORY,
+  },
+};
 
 /** POST /api/v1/memories (deprecated) */
 export const create: RestHandler = async ({ query, body, schema, context }) => {
@@ -78,7 +95,39 @@ export const create: RestHandler = async ({ query, body, schema, context }) => {
     ...(isPlainObject(content) ? { data: content } : { content }),
   };
   const { legacyCreateMemory: memory } = await legacyCreate.run(schema, context, { input });
-  return { status: 201, body: legacyMemory(memory), ...notes.headers(LEGACY_DEPRECATION.warning) };
+  return { status: 201, body: restLegacyMemory(memory), ...notes.headers(LEGACY_DEPRECATION.warning) };
+};
+
+const listDoc: RouteDoc = {
+  operationId: "legacyListMemories",
+  tag: "Legacy (deprecated)",
+  summary: "List a workspace's memories (deprecated: use GET /api/v1/memory)",
+  description: `The memories of yours that were created in this workspace, newest first. ${MIGRATE}`,
+  query: [
+    {
+      name: "workspaceId",
+      in: "query",
+      required: true,
+      description: "The workspace the memories were created in.",
+      schema: { type: "string", minLength: 1, maxLength: MAX_LEGACY_ID_CHARS },
+      example: "ws_1",
+    },
+    {
+      name: "userId",
+      in: "query",
+      description: "Sent by legacy clients: accepted and ignored (the API key decides whose memories these are); X-API-Warn says so.",
+      schema: { type: "string" },
+    },
+    limitParam(DEFAULT_LIST_LIMIT, "memories"),
+    offsetParam("memories"),
+  ],
+  success: pageSuccess(
+    "A page of the workspace's memories, in the legacy shape.",
+    "LegacyMemoryList",
+    "memories",
+    EXAMPLE_LEGACY_MEMORY,
+    DEFAULT_LIST_LIMIT,
+  ),
 };
 
 /** GET /api/v1/memories?workspaceId= (deprecated) */
@@ -92,13 +141,13 @@ export const list: RestHandler = async ({ query, schema, context }) => {
   });
   return {
     status: 200,
-    body: { memories: page.items.map(legacyMemory), total: page.total, limit: page.limit, offset: page.offset, has_more: page.hasMore },
+    body: restPage("memories", page, restLegacyMemory),
     ...notes.headers(LEGACY_DEPRECATION.warning),
   };
 };
 
 export function addLegacyRoutes(router: Router): void {
   router
-    .add("POST", "/api/v1/memories", create, { deprecation: LEGACY_DEPRECATION, camelCaseFields: true })
-    .add("GET", "/api/v1/memories", list, { deprecation: LEGACY_DEPRECATION, camelCaseFields: true });
+    .add("POST", "/api/v1/memories", create, { doc: createDoc, deprecation: LEGACY_DEPRECATION, camelCaseFields: true })
+    .add("GET", "/api/v1/memories", list, { doc: listDoc, deprecation: LEGACY_DEPRECATION, camelCaseFields: true });
 }

@@ -1,5 +1,7 @@
 import { notFound } from "../../errors.ts";
 import { LegacyNotes, SCOPE_FIELDS, withoutLegacyFields } from "../legacy-fields.ts";
+import { EXAMPLE_MEMORY, EXAMPLE_MEMORY_ID, EXAMPLE_THREAD_ID, legacyScopeParams, type RouteDoc } from "../openapi/route-doc.ts";
+import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
 import { MEMORY_FRAGMENT, memoryInputOf, restMemory, type MemoryView } from "../memory-wire.ts";
 import type { QueryInputs } from "../query-params.ts";
@@ -35,6 +37,35 @@ const deleteMemory = new Operation<{ deleteMemory: boolean }>(/* GraphQL */ `
 // legacy clients reach these routes too, with the scope they used to send (see legacy-fields.ts)
 const legacyQuery = (query: QueryInputs) => new LegacyNotes().scopeParams(query.only(SCOPE_FIELDS));
 
+/** PATCH and PUT read the same body and answer the same way, each through its own mutation (`field`). */
+const writing =
+  <Field extends string>(field: Field, operation: Operation<Record<Field, MemoryView>>): RestHandler =>
+  async ({ params, query, body, schema, context }) => {
+    const notes = legacyQuery(query);
+    const input = memoryInputOf(withoutLegacyFields(await body(), notes));
+    const data = await operation.run(schema, context, { id: params.id, input });
+    return { status: 200, body: restMemory(data[field]), ...notes.headers() };
+  };
+
+const MEMORY_ID = {
+  id: {
+    description: "The memory's id. Another user's id, or anything that is not an id, is 404 like a missing one.",
+    example: EXAMPLE_MEMORY_ID,
+  },
+};
+
+const NOT_FOUND = { when: "No memory with this id is yours.", example: "Memory not found" };
+
+const getDoc: RouteDoc = {
+  operationId: "getMemory",
+  tag: "Memories",
+  summary: "Get a memory",
+  pathParams: MEMORY_ID,
+  query: legacyScopeParams,
+  success: { status: 200, description: "The memory.", schema: ref("schemas", "Memory"), example: EXAMPLE_MEMORY },
+  errors: { NOT_FOUND },
+};
+
 /** GET /api/v1/memories/{id} */
 export const get: RestHandler = async ({ params, query, schema, context }) => {
   const notes = legacyQuery(query);
@@ -43,20 +74,61 @@ export const get: RestHandler = async ({ params, query, schema, context }) => {
   return { status: 200, body: restMemory(memory), ...notes.headers() };
 };
 
+const updateDoc: RouteDoc = {
+  operationId: "updateMemory",
+  tag: "Memories",
+  summary: "Update a memory (partial)",
+  description: "Changes the fields sent and keeps the others.",
+  pathParams: MEMORY_ID,
+  query: legacyScopeParams,
+  body: {
+    schema: ref("schemas", "MemoryPatch"),
+    examples: {
+      archive: { summary: "Archive it", value: { is_archived: true } },
+      retag: {
+        summary: "Move it to a thread and retag it",
+        value: { thread_id: EXAMPLE_THREAD_ID, tags: ["drinks", "morning"] },
+      },
+    },
+  },
+  success: { status: 200, description: "The memory as changed.", schema: ref("schemas", "Memory") },
+  errors: { NOT_FOUND },
+};
+
 /** PATCH /api/v1/memories/{id} */
-export const update: RestHandler = async ({ params, query, body, schema, context }) => {
-  const notes = legacyQuery(query);
-  const input = memoryInputOf(withoutLegacyFields(await body(), notes));
-  const { updateMemory: memory } = await updateMemory.run(schema, context, { id: params.id, input });
-  return { status: 200, body: restMemory(memory), ...notes.headers() };
+export const update = writing("updateMemory", updateMemory);
+
+const replaceDoc: RouteDoc = {
+  operationId: "replaceMemory",
+  tag: "Memories",
+  summary: "Replace a memory (full)",
+  description: "Replaces every writable field; a field left out goes back to its default.",
+  pathParams: MEMORY_ID,
+  query: legacyScopeParams,
+  body: {
+    schema: ref("schemas", "MemoryReplace"),
+    examples: {
+      replace: {
+        summary: "A new text and type; tags, metadata and thread cleared",
+        value: { content: "I prefer green tea", type: "preference" },
+      },
+    },
+  },
+  success: { status: 200, description: "The memory as replaced.", schema: ref("schemas", "Memory") },
+  errors: { NOT_FOUND },
 };
 
 /** PUT /api/v1/memories/{id} */
-export const replace: RestHandler = async ({ params, query, body, schema, context }) => {
-  const notes = legacyQuery(query);
-  const input = memoryInputOf(withoutLegacyFields(await body(), notes));
-  const { replaceMemory: memory } = await replaceMemory.run(schema, context, { id: params.id, input });
-  return { status: 200, body: restMemory(memory), ...notes.headers() };
+export const replace = writing("replaceMemory", replaceMemory);
+
+const removeDoc: RouteDoc = {
+  operationId: "deleteMemory",
+  tag: "Memories",
+  summary: "Delete a memory",
+  pathParams: MEMORY_ID,
+  query: legacyScopeParams,
+  success: { status: 200, description: "Deleted.", schema: ref("schemas", "Ok"), example: { ok: true } },
+  errors: { NOT_FOUND },
 };
 
 /** DELETE /api/v1/memories/{id} */
@@ -68,8 +140,8 @@ export const remove: RestHandler = async ({ params, query, schema, context }) =>
 
 export function addMemoryRecordRoutes(router: Router): void {
   router
-    .add("GET", "/api/v1/memories/:id", get)
-    .add("PATCH", "/api/v1/memories/:id", update)
-    .add("PUT", "/api/v1/memories/:id", replace)
-    .add("DELETE", "/api/v1/memories/:id", remove);
+    .add("GET", "/api/v1/memories/:id", get, { doc: getDoc })
+    .add("PATCH", "/api/v1/memories/:id", update, { doc: updateDoc })
+    .add("PUT", "/api/v1/memories/:id", replace, { doc: replaceDoc })
+    .add("DELETE", "/api/v1/memories/:id", remove, { doc: removeDoc });
 }

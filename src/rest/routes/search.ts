@@ -1,3 +1,7 @@
+import { filterParam } from "../filter-param.ts";
+import { DEFAULT_SEARCH_LIMIT } from "../../domain/search.ts";
+import { EMBEDDER_DOWN, EXAMPLE_MEMORY, filterParam as filterDoc, limitParam, queryParam, tagsParam, typeParam, type RouteDoc } from "../openapi/route-doc.ts";
+import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
 import { MEMORY_FRAGMENT, restMemory, type MemoryView } from "../memory-wire.ts";
 import type { RestHandler, Router } from "../router.ts";
@@ -13,23 +17,58 @@ const searchMemories = new Operation<{ searchMemories: { results: { score: numbe
 `,
 );
 
+const searchDoc: RouteDoc = {
+  operationId: "searchMemories",
+  tag: "Search",
+  summary: "Search memories (semantic)",
+  description:
+    "Your live (not archived) memories nearest to the query by meaning (sentence vectors), blended with those that " +
+    "share its words (BM25): a paraphrase finds its memory, and so does a word only one memory holds.",
+  query: [
+    queryParam("What to look for, in natural language.", "hot drinks"),
+    limitParam(DEFAULT_SEARCH_LIMIT, "results"),
+    typeParam("Only memories of this type."),
+    tagsParam("Only memories that carry every one of these tags."),
+    {
+      name: "from_date",
+      in: "query",
+      description: "Only memories created at or after this time.",
+      schema: { type: "string", format: "date-time" },
+    },
+    {
+      name: "to_date",
+      in: "query",
+      description: "Only memories created at or before this time.",
+      schema: { type: "string", format: "date-time" },
+    },
+    filterDoc,
+  ],
+  success: {
+    status: 200,
+    description: "The nearest memories, nearest first.",
+    schema: ref("schemas", "SearchResults"),
+    example: { results: [{ ...EXAMPLE_MEMORY, score: 0.82 }], total: 1 },
+  },
+  errors: { SERVICE_UNAVAILABLE: EMBEDDER_DOWN },
+};
+
 /** GET /api/v1/memory/search */
 export const search: RestHandler = async ({ query, schema, context }) => {
-  query.only(["query", "limit", "type", "tags", "from_date", "to_date"]);
+  query.only(["query", "limit", "type", "tags", "from_date", "to_date", "filter"]);
   const { searchMemories: found } = await searchMemories.run(schema, context, {
     query: query.string("query"),
     limit: query.int("limit"),
-    filter: {
+    filter: filterParam(query, {
       type: query.string("type"),
       tags: query.list("tags"),
       fromDate: query.string("from_date"),
       toDate: query.string("to_date"),
-    },
+    }),
   });
   const results = found.results.map((hit) => ({ ...restMemory(hit.memory), score: hit.score }));
   return { status: 200, body: { results, total: results.length } };
 };
 
 export function addSearchRoutes(router: Router): void {
-  router.add("GET", "/api/v1/memory/search", search);
+  router.add("GET", "/api/v1/memory/search", search, { doc: searchDoc });
 }

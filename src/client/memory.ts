@@ -1,0 +1,134 @@
+import { MemoryServiceError } from "./errors.ts";
+import { newId } from "./ids.ts";
+import { PageRequest } from "./page.ts";
+import type { Transport } from "./transport.ts";
+import type {
+  BatchItemResult,
+  BatchResult,
+  CreatedMemory,
+  CreateMemoryInput,
+  ListMemoriesParams,
+  Memory,
+  MemoryPage,
+  RecallParams,
+  RecallResponse,
+  RecallResult,
+  ReplaceMemoryInput,
+  SearchParams,
+  SearchResponse,
+  SearchResult,
+  UpdateMemoryInput,
+} from "./types.ts";
+
+/** The server takes at most this many items per batch request. */
+export const BATCH_LIMIT = 100;
+
+type WireSearchResult = Omit<SearchResult, "relevance_score">;
+type WireRecallResult = Omit<RecallResult, "relevance_score">;
+
+/** `client.memories`: the memory routes. */
+export class Memories {
+  constructor(private readonly transport: Transport) {}
+
+  /** POST /api/v1/memory. Retries send the same Idempotency-Key, so a lost response does not store twice. */
+  async create(input: CreateMemoryInput): Promise<CreatedMemory> {
+    return this.transport.request({ method: "POST", path: "/api/v1/memory", body: wireBody(input), idempotencyKey: newId() });
+  }
+
+  get(id: string): Promise<Memory> {
+    return this.transport.request({ method: "GET", path: memoryPath(id) });
+  }
+
+  /** PATCH: changes what is given, keeps the rest; `null` clears a field. */
+  async update(id: string, input: UpdateMemoryInput): Promise<Memory> {
+    return this.transport.request({ method: "PATCH", path: memoryPath(id), body: wireBody(input) });
+  }
+
+  /** PUT: sets every writable field; the ones left out go back to their defaults. */
+  async replace(id: string, input: ReplaceMemoryInput): Promise<Memory> {
+    return this.transport.request({ method: "PUT", path: memoryPath(id), body: wireBody(input) });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.transport.request({ method: "DELETE", path: memoryPath(id) });
+  }
+
+  /** GET /api/v1/memory: await for one page, `for await` for every memory across pages. */
+  list(params: ListMemoriesParams = {}): PageRequest<MemoryPage, Memory> {
+    return new PageRequest(
+      (offset) => this.transport.request<MemoryPage>({ method: "GET", path: "/api/v1/memory", query: { ...params, offset } }),
+      (page) => page.memories,
+      params.offset,
+    );
+  }
+
+  async search(params: SearchParams): Promise<SearchResponse> {
+    const response = await this.transport.request<{ results: WireSearchResult[]; total: number }>({
+      method: "GET",
+      path: "/api/v1/memory/search",
+      query: { ...params },
+    });
+    return { ...response, results: response.results.map((result) => ({ ...result, relevance_score: result.score })) };
+  }
+
+  async recall(params: RecallParams): Promise<RecallResponse> {
+    const response = await this.transport.request<Omit<RecallResponse, "results"> & { results: WireRecallResult[] }>({
+      method: "POST",
+      path: "/api/v1/memory/recall",
+      body: params,
+    });
+    return { ...response, results: response.results.map((result) => ({ ...result, relevance_score: result.relevance })) };
+  }
+
+  /**
+   * POST /api/v1/memory/batch, in requests of at most 100 items sent one after another; the results are
+   * merged in input order. A request that fails as a whole (after its retries) marks each of its items failed
+   * with its error code and the others go on, since the items of the other requests may have been stored;
+   * when every request fails, the call rejects with the first error, as a single request would.
+   */
+  async batchCreate(inputs: CreateMemoryInput[]): Promise<BatchResult> {
+    const merged: BatchResult = { summary: { total: 0, successful: 0, failed: 0 }, results: [] };
+    const bodies = inputs.map(wireBody); // a malformed item fails the call before anything is sent
+    let firstError: MemoryServiceError | undefined;
+    let anyAnswered = false;
+    for (let start = 0; start < bodies.length; start += BATCH_LIMIT) {
+      const memories = bodies.slice(start, start + BATCH_LIMIT);
+      let part: BatchResult;
+      try {
+        part = await this.transport.request<BatchResult>({
+          method: "POST",
+          path: "/api/v1/memory/batch",
+          body: { memories },
+          idempotencyKey: newId(),
+        });
+        anyAnswered = true;
+      } catch (error) {
+        if (!(error instanceof MemoryServiceError)) throw error;
+        firstError ??= error;
+        const failed = (): BatchItemResult => ({ success: false, error: { code: error.code, message: error.message } });
+        part = {
+          summary: { total: memories.length, successful: 0, failed: memories.length },
+          results: memories.map(failed),
+        };
+      }
+      merged.summary.total += part.summary.total;
+      merged.summary.successful += part.summary.successful;
+      merged.summary.failed += part.summary.failed;
+      merged.results.push(...part.results);
+    }
+    if (firstError && !anyAnswered) throw firstError;
+    return merged;
+  }
+}
+
+const memoryPath = (id: string) => `/api/v1/memories/${encodeURIComponent(id)}`;
+
+/** The request body of a write: `data` travels as `content`, the rest as it is. */
+function wireBody(input: CreateMemoryInput | UpdateMemoryInput | ReplaceMemoryInput): Record<string, unknown> {
+  const { data, ...fields } = input;
+  if (data === undefined) return fields;
+  if (fields.content !== undefined) {
+    throw new MemoryServiceError("VALIDATION_ERROR", "Give content or data, not both", { attempts: 0 });
+  }
+  return { ...fields, content: data };
+}

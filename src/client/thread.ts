@@ -1,0 +1,48 @@
+import { newId } from "./ids.ts";
+import { PageRequest } from "./page.ts";
+import type { Transport } from "./transport.ts";
+import type {
+  CreateThreadInput,
+  DeleteThreadParams,
+  GetThreadParams,
+  GetThreadResponse,
+  ListThreadsParams,
+  Thread,
+  ThreadPage,
+  UpdateThreadInput,
+} from "./types.ts";
+
+/** `client.threads`: conversation threads that memories can belong to. */
+export class Threads {
+  constructor(private readonly transport: Transport) {}
+
+  /** POST /api/v1/threads, with an Idempotency-Key like every create. */
+  create(input: CreateThreadInput): Promise<Thread> {
+    return this.transport.request({ method: "POST", path: "/api/v1/threads", body: input, idempotencyKey: newId() });
+  }
+
+  /** GET /api/v1/threads: await for one page, `for await` for every thread across pages. */
+  list(params: ListThreadsParams = {}): PageRequest<ThreadPage, Thread> {
+    return new PageRequest(
+      (offset) => this.transport.request<ThreadPage>({ method: "GET", path: "/api/v1/threads", query: { ...params, offset } }),
+      (page) => page.threads,
+      params.offset,
+    );
+  }
+
+  /** `{thread}`, with `thread.memories` when include_memories is true. */
+  get(id: string, params: GetThreadParams = {}): Promise<GetThreadResponse> {
+    return this.transport.request({ method: "GET", path: threadPath(id), query: { ...params } });
+  }
+
+  update(id: string, input: UpdateThreadInput): Promise<Thread> {
+    return this.transport.request({ method: "PATCH", path: threadPath(id), body: input });
+  }
+
+  /** Without delete_memories the thread's memories stay, detached from it. */
+  async delete(id: string, params: DeleteThreadParams = {}): Promise<void> {
+    await this.transport.request({ method: "DELETE", path: threadPath(id), query: { ...params } });
+  }
+}
+
+const threadPath = (id: string) => `/api/v1/threads/${encodeURIComponent(id)}`;

@@ -1,0 +1,71 @@
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { HashedAssets, type StaticFile } from "../transport/static-file.ts";
+
+/** Where the reference page's scripts are served from. */
+export const REFERENCE_ASSETS = "/docs/assets/";
+
+export interface Reference {
+  /** The page at /docs: a few hundred bytes of HTML naming its scripts by content hash. */
+  page: string;
+  /** Each script by its file name below REFERENCE_ASSETS. */
+  assets: Map<string, StaticFile>;
+}
+
+/**
+ * What Scalar is told. Everything that would reach another host is off: its web fonts (the system's are used),
+ * telemetry, the hosted AI agent and MCP helpers, the button that opens the document in Scalar's hosted client;
+ * with no proxy set, its own request client calls this server directly. The sidebar lists every operation: there
+ * are few enough.
+ */
+const OPTIONS = {
+  url: "/openapi.json",
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  showDeveloperTools: "never",
+  hideClientButton: true,
+  defaultOpenAllTags: true,
+};
+
+let loaded: Promise<Reference> | undefined;
+
+/**
+ * The API reference at /docs: Scalar's standalone build (@scalar/api-reference), served from this server and
+ * pointed at /openapi.json. Built on the first request (reading and compressing its 4 MB script takes about a
+ * third of a second, off the event loop), not at start-up.
+ */
+export function reference(): Promise<Reference> {
+  loaded ??= build();
+  return loaded;
+}
+
+async function build(): Promise<Reference> {
+  // the package exports no path to its browser build: it sits beside its entry point
+  const entry = createRequire(import.meta.url).resolve("@scalar/api-reference");
+  const bundle = await readFile(join(dirname(entry), "browser", "standalone.js"));
+  const files = new HashedAssets(REFERENCE_ASSETS);
+  const script = "text/javascript; charset=utf-8";
+  const [scalar, start] = await Promise.all([
+    files.add("scalar", "js", script, bundle),
+    files.add("start", "js", script, `Scalar.createApiReference("#reference", ${JSON.stringify(OPTIONS)});\n`),
+  ]);
+  const page = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Memory service API reference</title>
+  </head>
+  <body>
+    <noscript>The reference needs JavaScript; the document it shows is at <a href="/openapi.json">/openapi.json</a>.</noscript>
+    <div id="reference"></div>
+    <script src="${scalar}"></script>
+    <script src="${start}"></script>
+  </body>
+</html>
+`;
+  return { page, assets: files.byName };
+}

@@ -1,0 +1,98 @@
+import type { Principal } from "./principal.ts";
+import type { Database } from "../db/database.ts";
+import type { Logger } from "../logger.ts";
+import { isUuid } from "./ids.ts";
+import type { JsonObject } from "./json.ts";
+import { checkPage, pageOf, type PageOf } from "./paging.ts";
+
+export const DEFAULT_HISTORY_LIMIT = 20;
+const PURGE_EVERY_MS = 60 * 60_000;
+
+/** One change to a memory, as the triggers on memories record it (see the memory_history migration). */
+export interface MemoryVersion {
+  version: number;
+  /** created, updated, archived, unarchived or deleted. */
+  action: string;
+  changedAt: Date;
+  /** The API key that made the change, and its name (never its secret); null for changes made outside the API. */
+  keyId: string | null;
+  keyName: string | null;
+  /** The memory as GraphQL shows it, before and after the change (null before a create and after a delete). */
+  before: JsonObject | null;
+  after: JsonObject | null;
+}
+
+interface VersionRow extends Omit<MemoryVersion, "version"> {
+  version: number | bigint;
+  total: number | bigint;
+}
+
+/**
+ * A memory's history, newest first, for its owner: kept after the memory is deleted until `retentionDays` have
+ * passed since the delete, then purged.
+ */
+export class HistoryService {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly retentionDays: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async list(principal: Principal, memoryId: string, limit?: number | null, offset?: number | null): Promise<PageOf<MemoryVersion>> {
+    const page = checkPage(limit, offset, DEFAULT_HISTORY_LIMIT);
+    if (!isUuid(memoryId)) return pageOf([], 0, page);
+    const rows = await this.db.sql.query<VersionRow>(
+      `SELECT v.version, v.action, v.changed_at AS "changedAt", v.key_id AS "keyId", k.name AS "keyName", v.before, v.after,
+              count(*) OVER () AS total
+         FROM memory_versions v LEFT JOIN api_keys k ON k.id = v.key_id AND k.user_id = v.user_id
+        WHERE v.memory_id = $1::uuid AND v.user_id = $2::uuid
+        ORDER BY v.version DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+      [memoryId.toLowerCase(), principal.userId],
+    );
+    const total = rows[0] ? Number(rows[0].total) : await this.count(principal, memoryId);
+    return pageOf(
+      rows.map(({ total: _, version, changedAt, ...row }) => ({ ...row, version: Number(version), changedAt: new Date(changedAt) })),
+      total,
+      page,
+    );
+  }
+
+  /** Past the last page the window count is gone: counted on its own. */
+  private async count(principal: Principal, memoryId: string): Promise<number> {
+    const [row] = await this.db.sql.query<{ n: number | bigint }>(
+      "SELECT count(*) AS n FROM memory_versions WHERE memory_id = $1::uuid AND user_id = $2::uuid",
+      [memoryId.toLowerCase(), principal.userId],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /** Removes the history of memories deleted more than retentionDays ago; answers how many versions went. */
+  async purge(): Promise<number> {
+    const [row] = await this.db.sql.query<{ n: number | bigint }>(
+      `WITH gone AS (
+         DELETE FROM memory_versions WHERE memory_id IN (
+           SELECT memory_id FROM memory_versions WHERE action = 'deleted' AND changed_at < now() - $1 * interval '1 day')
+         RETURNING 1)
+       SELECT count(*) AS n FROM gone`,
+      [this.retentionDays],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /** Purges now and every hour, until stopped. */
+  start(): void {
+    const purge = () =>
+      this.purge().then(
+        (count) => count > 0 && this.logger.info({ count }, "purged the history of memories deleted long ago"),
+        (error: unknown) => this.logger.warn({ err: error }, "could not purge old memory history; trying again later"),
+      );
+    void purge();
+    this.timer = setInterval(purge, PURGE_EVERY_MS).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

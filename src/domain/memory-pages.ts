@@ -1,0 +1,97 @@
+import { invalid } from "../errors.ts";
+import type { Sql } from "../db/database.ts";
+import { isUuid } from "./ids.ts";
+import { checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
+import { filterSql } from "../vectors/filter-sql.ts";
+
+/** The filter of a list, as the memory service takes it (checked here). */
+export interface ListFilter extends MemoryFilterInput {
+  isArchived?: boolean | null;
+  /** Only for the deprecated workspace-scoped listing. */
+  workspaceId?: string | null;
+}
+
+/** A list's WHERE clause over the memories table and its parameters, the user first. */
+export interface Matching {
+  where: string;
+  params: unknown[];
+}
+
+export function matching(userId: string, filter: ListFilter): Matching {
+  const { isArchived, workspaceId, ...rest } = filter;
+  const clause = checkMemoryFilter(rest);
+  const params: unknown[] = [userId];
+  const conditions = ["user_id = $1::uuid", ...(clause ? [filterSql(clause, params)] : [])];
+  if (isArchived != null) conditions.push(`is_archived = $${params.push(isArchived)}`);
+  if (workspaceId != null) conditions.push(`workspace_id = $${params.push(workspaceId)}`);
+  return { where: conditions.join(" AND "), params };
+}
+
+/** Where a page of a newest-first list begins or ends: the memory next to it, by creation time and then id. */
+interface Position {
+  createdAt: string;
+  id: string;
+}
+
+/** An opaque cursor: a position in the newest-first order, which inserts elsewhere in the list do not move. */
+export function cursorOf(memory: { createdAt: Date; id: string }): string {
+  return Buffer.from(`${memory.createdAt.toISOString()}|${memory.id}`).toString("base64url");
+}
+
+/** Whether `text` is a cursor this service made (its place in a list may since have gone; that is no error). */
+export function isCursor(text: string): boolean {
+  try {
+    positionOf(text, "cursor");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function positionOf(cursor: string, field: string): Position {
+  const [createdAt = "", id = "", ...rest] = Buffer.from(cursor, "base64url").toString().split("|");
+  if (rest.length > 0 || !isUuid(id) || Number.isNaN(Date.parse(createdAt))) throw invalid(field, "is not a cursor of this list");
+  return { createdAt, id };
+}
+
+export interface CursorWindow {
+  after?: string | undefined;
+  before?: string | undefined;
+  limit: number;
+  /** Read from the end: the rows nearest `before` first (Relay's `last`). */
+  inverted: boolean;
+}
+
+/** The ids of one window of a newest-first list, in the order asked for (nearest the cursor first). */
+export async function idsInWindow(sql: Sql, { where, params }: Matching, window: CursorWindow): Promise<string[]> {
+  const all = [...params];
+  const conditions = [where];
+  // newer than `before` and older than `after`: rows compare on (created_at, id) as the order does
+  const bound = (cursor: string, field: string, comparison: "<" | ">") => {
+    const { createdAt, id } = positionOf(cursor, field);
+    all.push(createdAt, id);
+    conditions.push(`(created_at, id) ${comparison} ($${all.length - 1}::timestamptz, $${all.length}::uuid)`);
+  };
+  if (window.after !== undefined) bound(window.after, "after", "<");
+  if (window.before !== undefined) bound(window.before, "before", ">");
+  const direction = window.inverted ? "ASC" : "DESC";
+  const rows = await sql.query<{ id: string }>(
+    `SELECT id FROM memories WHERE ${conditions.join(" AND ")} ORDER BY created_at ${direction}, id ${direction} LIMIT ${window.limit}`,
+    all,
+  );
+  return rows.map((row) => row.id);
+}
+
+/** The ids of one page of a newest-first list, by offset. */
+export async function idsInPage(sql: Sql, { where, params }: Matching, limit: number, offset: number): Promise<string[]> {
+  const rows = await sql.query<{ id: string }>(
+    `SELECT id FROM memories WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+    params,
+  );
+  return rows.map((row) => row.id);
+}
+
+export async function countMatching(sql: Sql, { where, params }: Matching): Promise<number> {
+  const [row] = await sql.query<{ n: number | bigint }>(`SELECT count(*) AS n FROM memories WHERE ${where}`, params);
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,286 @@
+import { WritingService } from "./writing-service.ts";
+import type { Principal } from "./principal.ts";
+import { AppError, invalid, notFound } from "../errors.ts";
+import type { Memory, Prisma } from "../generated/prisma/client.ts";
+import { Coalescer } from "./coalesce.ts";
+import { GroupInsert } from "./group-insert.ts";
+import { isUuid, newId } from "./ids.ts";
+import { LEXICAL_VERSION, replaceTerms } from "./lexical.ts";
+import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type MemoryChanges } from "./memory-rows.ts";
+import {
+  checkTags,
+  checkType,
+  completeValues,
+  patchValues,
+  unknownThread,
+  type MemoryInput,
+  type MemoryValues,
+} from "./memory-input.ts";
+import { countMatching, idsInPage, idsInWindow, matching, type CursorWindow, type ListFilter } from "./memory-pages.ts";
+import { checkPage, pageOf, type PageOf, type Page } from "./paging.ts";
+
+export type { Memory };
+
+/** The fields a caller wants back (the Pothos Prisma plugin passes the GraphQL selection here). */
+export interface MemoryQuery {
+  select?: Prisma.MemorySelect;
+  include?: Prisma.MemoryInclude;
+}
+
+export type MemoryFilter = ListFilter;
+
+/** Where a memory from the deprecated collection route says it belongs; ownership still comes from the key. */
+export interface LegacyOrigin {
+  workspaceId: string;
+  legacyUserId: string | null;
+}
+
+export const DEFAULT_LIST_LIMIT = 20;
+/** The most items one batch create may hold; fixed by the API specification. */
+export const MAX_BATCH_ITEMS = 100;
+
+export interface BatchItemOutcome {
+  success: boolean;
+  memory?: Memory;
+  /** Why the item was not stored. */
+  error?: AppError;
+}
+
+export interface BatchOutcome {
+  results: BatchItemOutcome[];
+  successful: number;
+  failed: number;
+}
+
+/** Every column but the embedding, which only the indexer reads. */
+export const memoryColumns = {
+  id: true,
+  userId: true,
+  content: true,
+  data: true,
+  type: true,
+  tags: true,
+  metadata: true,
+  threadId: true,
+  isArchived: true,
+  workspaceId: true,
+  legacyUserId: true,
+  embedder: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.MemorySelect;
+
+// what the vector index keeps of a memory: a change to any of these must reach it
+const INDEXED_FIELDS = ["content", "type", "tags", "threadId", "isArchived"] as const;
+
+// grouped create statements at once on PostgreSQL: enough to use a few of the pool's connections, leaving the
+// rest to reads
+const POSTGRES_INSERTS_IN_FLIGHT = 4;
+
+const newestFirst: Prisma.MemoryOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
+
+export class MemoryService extends WritingService {
+  private readonly reads = new Coalescer<{ userId: string; query: MemoryQuery }, Memory>(({ userId, query }, ids) =>
+    this.db.prisma.memory.findMany({ ...selecting(query, "id"), where: { userId, id: { in: [...ids] } } }),
+  );
+
+  private readonly inserts: GroupInsert;
+
+  constructor(...deps: ConstructorParameters<typeof WritingService>) {
+    super(...deps);
+    this.inserts = new GroupInsert(this.db, this.db.singleWriter ? 1 : POSTGRES_INSERTS_IN_FLIGHT);
+  }
+
+  async get(principal: Principal, id: string, query: MemoryQuery = {}): Promise<Memory | null> {
+    if (!isUuid(id)) return null;
+    const scope = { userId: principal.userId, query };
+    return this.reads.load(`${principal.userId} ${JSON.stringify(query)}`, scope, id.toLowerCase());
+  }
+
+  async list(
+    principal: Principal,
+    filter: MemoryFilter,
+    limit: number | null | undefined,
+    offset: number | null | undefined,
+    query: MemoryQuery = {},
+  ): Promise<PageOf<Memory>> {
+    const page = checkPage(limit, offset, DEFAULT_LIST_LIMIT);
+    if (filter.and != null || filter.or != null || filter.not != null || filter.metadata != null) {
+      return this.listMatching(principal, filter, page, query);
+    }
+    const where = this.whereOf(principal, filter);
+    const [items, total] = await Promise.all([
+      this.db.prisma.memory.findMany({
+        ...selecting(query),
+        where,
+        orderBy: newestFirst,
+        take: page.limit,
+        skip: page.offset,
+      }),
+      this.totals.total(principal.userId, JSON.stringify(where), () => this.db.prisma.memory.count({ where })),
+    ]);
+    return pageOf(items, total, page);
+  }
+
+  /**
+   * A list whose filter has boolean logic or metadata conditions, which Prisma's where cannot say: the page's
+   * ids by SQL, then the rows as the caller selects them.
+   */
+  private async listMatching(principal: Principal, filter: MemoryFilter, page: Page, query: MemoryQuery): Promise<PageOf<Memory>> {
+    const match = matching(principal.userId, filter);
+    const [ids, total] = await Promise.all([
+      idsInPage(this.db.sql, match, page.limit, page.offset),
+      this.totals.total(principal.userId, `${match.where} ${JSON.stringify(match.params)}`, () => countMatching(this.db.sql, match)),
+    ]);
+    return pageOf(await this.rowsInOrder(principal, ids, query), total, page);
+  }
+
+  /** One window of the newest-first list, for cursor pagination: stable while memories are added. */
+  async listWindow(principal: Principal, filter: MemoryFilter, window: CursorWindow, query: MemoryQuery = {}): Promise<Memory[]> {
+    const ids = await idsInWindow(this.db.sql, matching(principal.userId, filter), window);
+    // a cursor is made of the creation time and the id, whatever the caller selects
+    return this.rowsInOrder(principal, ids, selecting(query, "createdAt"));
+  }
+
+  /** The rows of these ids as the caller selects them, in the ids' order (one gone meanwhile is left out). */
+  private async rowsInOrder(principal: Principal, ids: string[], query: MemoryQuery): Promise<Memory[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.prisma.memory.findMany({ ...selecting(query, "id"), where: { userId: principal.userId, id: { in: ids } } });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  private whereOf(principal: Principal, filter: MemoryFilter): Prisma.MemoryWhereInput {
+    const where: Prisma.MemoryWhereInput = { userId: principal.userId };
+    if (filter.type != null) where.type = checkType(filter.type);
+    if (filter.tags != null && filter.tags.length > 0) where.tags = { hasEvery: checkTags(filter.tags, this.limits) };
+    if (filter.threadId != null) {
+      if (!isUuid(filter.threadId)) throw invalid("threadId", "must be a thread id");
+      where.threadId = filter.threadId;
+    }
+    if (filter.isArchived != null) where.isArchived = filter.isArchived;
+    if (filter.workspaceId != null) where.workspaceId = filter.workspaceId;
+    return where;
+  }
+
+  async create(principal: Principal, input: MemoryInput, origin?: LegacyOrigin): Promise<Memory> {
+    const values = completeValues(input, this.limits);
+    const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
+    const row = { ...values, ...origin, id: newId(), userId: principal.userId, writtenByKey: principal.keyId, ...this.indexer.embeddingColumns(vector) };
+    const inserted = await this.inserts.insert(row);
+    // the one row insertMemories leaves out is a row whose thread is not (or no longer) the user's
+    if (!inserted) throw unknownThread();
+    this.totals.changed(principal.userId, [inserted.memory.id]);
+    this.relay.wake();
+    await this.indexer.indexInserted([inserted]);
+    return inserted.memory;
+  }
+
+  /**
+   * Creates up to MAX_BATCH_ITEMS memories: each item is checked on its own and the valid ones are stored even
+   * when others are not. One embedder call for the batch, and one statement (so one transaction) to store it,
+   * which also checks the threads (so that one deleted meanwhile fails its items alone).
+   */
+  async batchCreate(principal: Principal, items: readonly MemoryInput[]): Promise<BatchOutcome> {
+    if (items.length < 1 || items.length > MAX_BATCH_ITEMS) {
+      throw invalid("items", `must hold 1 to ${MAX_BATCH_ITEMS} memories (it holds ${items.length})`);
+    }
+    const results: BatchItemOutcome[] = new Array(items.length);
+    const valid: { index: number; values: MemoryValues }[] = [];
+    items.forEach((item, index) => {
+      try {
+        valid.push({ index, values: completeValues(item, this.limits) });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        results[index] = { success: false, error };
+      }
+    });
+    const vectors = await this.indexer.embedForWrite(valid.map((v) => v.values.content));
+    const rows = valid.map(({ index, values }, k) => ({
+      index,
+      row: { ...values, id: newId(), userId: principal.userId, writtenByKey: principal.keyId, ...this.indexer.embeddingColumns(vectors?.[k]) },
+    }));
+    const stored = await insertMemories(this.db, rows.map(({ row }) => row));
+    if (stored.length) {
+      this.totals.changed(principal.userId, stored.map(({ memory }) => memory.id));
+      this.relay.wake();
+    }
+    await this.indexer.indexInserted(stored);
+    const byId = new Map(stored.map(({ memory }) => [memory.id, memory]));
+    for (const { index, row } of rows) {
+      const memory = byId.get(row.id);
+      results[index] = memory ? { success: true, memory } : { success: false, error: unknownThread() };
+    }
+    return { results, successful: stored.length, failed: items.length - stored.length };
+  }
+
+  /** PATCH: what is not sent is kept. */
+  update(principal: Principal, id: string, input: MemoryInput, query: MemoryQuery = {}): Promise<Memory> {
+    return this.write(principal, id, patchValues(input, this.limits), query);
+  }
+
+  /** PUT: every writable field is replaced; what is not sent goes back to its default. */
+  replace(principal: Principal, id: string, input: MemoryInput, query: MemoryQuery = {}): Promise<Memory> {
+    return this.write(principal, id, completeValues(input, this.limits), query);
+  }
+
+  private async write(
+    principal: Principal,
+    id: string,
+    values: Partial<MemoryValues>,
+    query: MemoryQuery,
+  ): Promise<Memory> {
+    if (!isUuid(id)) throw notFound("Memory");
+    let changes: MemoryChanges = { ...values, writtenByKey: principal.keyId };
+    const content = values.content;
+    if (content !== undefined) {
+      const [vector] = (await this.indexer.embedForWrite([content])) ?? [];
+      changes = { ...changes, ...this.indexer.embeddingColumns(vector), lexicalVersion: LEXICAL_VERSION };
+    }
+    const reindex = INDEXED_FIELDS.some((field) => values[field] !== undefined);
+    await this.db.sql.transaction(async (sql) => {
+      // the thread before the memory: lockOwnThread says why
+      if (values.threadId != null && !(await lockOwnThread(sql, principal.userId, values.threadId))) throw unknownThread();
+      const [row] = await sql.query<{ id: string }>(
+        "SELECT id FROM memories WHERE id = $1::uuid AND user_id = $2::uuid FOR UPDATE",
+        [id, principal.userId],
+      );
+      if (!row) throw notFound("Memory");
+      // the row is updated once (lexical_version with the rest): PostgreSQL re-runs the foreign key checks of
+      // a row this transaction has written when it is updated again, and that check on the memory's thread
+      // would wait for a delete of the thread, which waits for this row
+      await updateColumns(sql, id, changes);
+      if (content !== undefined) await replaceTerms(sql, [{ id, userId: principal.userId, content }]);
+      if (reindex) await sql.query("INSERT INTO index_tasks (memory_id, user_id) VALUES ($1, $2)", [id, principal.userId]);
+    });
+    this.totals.changed(principal.userId, [id]);
+    this.relay.wake();
+    if (reindex) await this.indexer.flush([id]);
+    // deleted since the update committed: answered as if the delete had come first
+    const memory = await this.db.prisma.memory.findUnique({ ...selecting(query), where: { id } });
+    if (!memory) throw notFound("Memory");
+    return memory;
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    if (!isUuid(id)) throw notFound("Memory");
+    // one statement: the task exists exactly when the memory was deleted
+    const gone = await this.db.sql.query(
+      `WITH gone AS (DELETE FROM memories WHERE id = $1::uuid AND user_id = $2::uuid AND ${deletingKeySql("$3")} RETURNING id, user_id)
+       INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM gone RETURNING id`,
+      [id, principal.userId, principal.keyId],
+    );
+    const count = gone.length;
+    if (count === 0) throw notFound("Memory");
+    this.totals.changed(principal.userId, [id]);
+    this.relay.wake();
+    await this.indexer.flush([id]);
+  }
+}
+
+/** `query`, or every column but the embedding when it selects nothing; with `fields` when it selects at all. */
+export function selecting(query: MemoryQuery, ...fields: (keyof Prisma.MemorySelect)[]): MemoryQuery {
+  if (query.include) return query; // include mode reads every column anyway
+  const select = query.select ?? memoryColumns;
+  return { select: { ...select, ...Object.fromEntries(fields.map((field) => [field, true])) } };
+}

@@ -1,0 +1,149 @@
+import type { Database } from "../db/database.ts";
+import type { Logger } from "../logger.ts";
+import { LEXICAL_VERSION } from "./lexical.ts";
+import { UserTerms, type MemoryTerms } from "./user-terms.ts";
+
+// Postings held for all users together: past it, the users least recently recalled are let go, and a user with
+// more than this alone is left to SQL. All told a posting costs about 60 bytes of heap (45 MB for 100 000 memories
+// of 8 terms each, bench:recall's), so at most about 120 MB.
+const MAX_POSTINGS = 2_000_000;
+// memories read a statement while a copy is built: a page's rows are small, and the event loop gets a turn between
+const PAGE = 2_000;
+// more memories changed at once than this (a large batch, a thread deleted with its memories) and the copy is
+// built again rather than caught up
+const MAX_CHANGED = 10_000;
+// a copy that could not be built (terms of an older tokenizer, not yet made again; too many postings) is tried
+// again after this long, not at every recall
+const RETRY_MS = 60_000;
+
+interface Entry {
+  terms?: UserTerms;
+  /** memories written since the copy read them: read again before the copy answers */
+  changed: Set<string>;
+  catchingUp?: Promise<void>;
+  failedAt?: number;
+}
+
+/** A user's memories with their terms, as the copy reads them: what one page or one catch-up holds. */
+const READ_SQL = (where: string) => `
+  SELECT m.id, m.thread_id AS "threadId", m.is_archived AS "isArchived", m.lexical_version AS version,
+         coalesce(t.terms, '{}') AS terms, coalesce(t.tfs, '{}') AS tfs
+    FROM memories m
+    LEFT JOIN LATERAL (SELECT array_agg(term) AS terms, array_agg(tf) AS tfs FROM memory_terms WHERE memory_id = m.id) t ON true
+   WHERE ${where}`;
+
+type Read = MemoryTerms & { version: number | null };
+
+/**
+ * Recall's BM25 on the embedded database without SQL: each user's memory_terms copied into this process
+ * (UserTerms) the first time the user recalls, and kept in step with their writes, which all pass through
+ * ListTotals.changed with the memories they touched. PGlite runs one statement at a time on the event loop's
+ * thread, and BM25's statements over the postings of common terms were most of a recall's time; scoring the copy
+ * takes a fraction of that. Only where this process is the only writer (Database.singleWriter).
+ *
+ * While a user's copy is being built, and whenever it cannot be, recall reads the database as before (SqlTerms).
+ */
+export class TermIndex {
+  /** by recency of use, least recent first */
+  private readonly users = new Map<string, Entry>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Call once a write to these memories of the user has committed. */
+  changed(userId: string, memoryIds: readonly string[]): void {
+    const entry = this.users.get(userId);
+    if (!entry) return;
+    memoryIds.forEach((id) => entry.changed.add(id.toLowerCase())); // as the copy holds them, whatever the request said
+    if (entry.changed.size > MAX_CHANGED) this.users.delete(userId);
+  }
+
+  /** The user's copy, caught up with this process' writes; undefined while it is being built or cannot be. */
+  async of(userId: string): Promise<UserTerms | undefined> {
+    const entry = this.users.get(userId);
+    if (!entry || (entry.failedAt !== undefined && Date.now() - entry.failedAt > RETRY_MS)) {
+      this.start(userId);
+      return undefined;
+    }
+    if (!entry.terms) return undefined;
+    this.users.delete(userId);
+    this.users.set(userId, entry);
+    while (entry.changed.size > 0 && this.users.get(userId) === entry) {
+      entry.catchingUp ??= this.catchUp(userId, entry).finally(() => (entry.catchingUp = undefined));
+      await entry.catchingUp;
+    }
+    return this.users.get(userId) === entry ? entry.terms : undefined;
+  }
+
+  /** Postings held for all users: what the copies cost in memory. */
+  get postingCount(): number {
+    let total = 0;
+    for (const entry of this.users.values()) total += entry.terms?.postingCount ?? 0;
+    return total;
+  }
+
+  private start(userId: string): void {
+    // writes from now on are noted, so that what a page read before them is read again
+    const entry: Entry = { changed: new Set() };
+    this.users.set(userId, entry);
+    this.build(userId).then(
+      (terms) => {
+        if (this.users.get(userId) !== entry) return;
+        if (terms) {
+          entry.terms = terms;
+          this.evict(userId);
+        } else entry.failedAt = Date.now();
+      },
+      (error: unknown) => {
+        this.logger.warn({ err: error, userId }, "could not copy the user's terms; recall reads them from the database");
+        if (this.users.get(userId) === entry) entry.failedAt = Date.now();
+      },
+    );
+  }
+
+  /** The user's copy, or undefined when it cannot be made now. */
+  private async build(userId: string): Promise<UserTerms | undefined> {
+    const terms = new UserTerms();
+    for (let after = "00000000-0000-0000-0000-000000000000"; ; ) {
+      const page = await this.db.sql.query<Read>(
+        `${READ_SQL("m.user_id = $1::uuid AND m.id > $2::uuid")} ORDER BY m.id LIMIT ${PAGE}`,
+        [userId, after],
+      );
+      if (page.some((memory) => memory.version !== LEXICAL_VERSION)) return undefined; // terms not yet made again
+      page.forEach((memory) => terms.put(memory));
+      if (terms.postingCount > MAX_POSTINGS) return undefined;
+      if (page.length < PAGE) return terms;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  /** Reads again the memories written since the copy last read them. */
+  private async catchUp(userId: string, entry: Entry): Promise<void> {
+    const ids = [...entry.changed];
+    entry.changed.clear();
+    const rows = await this.db.sql
+      .query<Read>(READ_SQL("m.id = ANY($1::uuid[]) AND m.user_id = $2::uuid"), [ids, userId])
+      .catch((error: unknown) => void this.logger.warn({ err: error, userId }, "could not read the user's new terms"));
+    if (this.users.get(userId) !== entry) return;
+    // else dropped, to be built again: a copy that missed a write would rank by what is no longer there
+    if (!rows || rows.some((memory) => memory.version !== LEXICAL_VERSION)) {
+      this.users.delete(userId);
+      return;
+    }
+    ids.forEach((id) => entry.terms!.remove(id));
+    rows.forEach((memory) => entry.terms!.put(memory));
+  }
+
+  /** Lets the least recently used copies go while all of them hold more than MAX_POSTINGS; never `keep`'s. */
+  private evict(keep: string): void {
+    let total = this.postingCount;
+    for (const [userId, entry] of this.users) {
+      if (total <= MAX_POSTINGS) return;
+      if (userId === keep || !entry.terms) continue;
+      total -= entry.terms.postingCount;
+      this.users.delete(userId);
+    }
+  }
+}

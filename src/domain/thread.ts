@@ -1,0 +1,135 @@
+import { WritingService } from "./writing-service.ts";
+import type { Principal } from "./principal.ts";
+import { invalid, notFound } from "../errors.ts";
+import type { Prisma, Thread, ThreadStatus } from "../generated/prisma/client.ts";
+import { isUuid, newId } from "./ids.ts";
+import { deletingKeySql } from "./memory-rows.ts";
+import { unstorableText, type JsonObject } from "./json.ts";
+import { checkMetadata } from "./memory-input.ts";
+import { checkPage, pageOf, type PageOf } from "./paging.ts";
+
+export type { Thread, ThreadStatus };
+
+export const DEFAULT_THREAD_LIMIT = 20;
+export const MAX_TITLE_CHARS = 200;
+export const MAX_DESCRIPTION_CHARS = 5_000;
+
+export interface ThreadQuery {
+  select?: Prisma.ThreadSelect;
+  include?: Prisma.ThreadInclude;
+}
+
+export interface ThreadInput {
+  title?: string | null;
+  description?: string | null;
+  metadata?: unknown;
+  status?: ThreadStatus | null;
+}
+
+function checkText(field: string, value: string, max: number): string {
+  const clean = value.trim();
+  if (!clean) throw invalid(field, "must not be empty");
+  if (clean.length > max) throw invalid(field, `must be at most ${max} characters`);
+  const reason = unstorableText(clean);
+  if (reason) throw invalid(field, reason);
+  return clean;
+}
+
+const newestFirst: Prisma.ThreadOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
+
+/** Threads group a user's memories (a conversation, a project); a memory belongs to at most one. */
+export class ThreadService extends WritingService {
+  async create(principal: Principal, input: ThreadInput, query: ThreadQuery = {}): Promise<Thread> {
+    if (input.title == null) throw invalid("title", "is required");
+    const thread = await this.db.prisma.thread.create({
+      ...query,
+      data: {
+        id: newId(),
+        userId: principal.userId,
+        title: checkText("title", input.title, MAX_TITLE_CHARS),
+        description: input.description == null ? null : checkText("description", input.description, MAX_DESCRIPTION_CHARS),
+        metadata: checkMetadata(input.metadata ?? {}, this.limits) as Prisma.InputJsonObject,
+        status: input.status ?? "active",
+      },
+    });
+    this.relay.wake();
+    return thread;
+  }
+
+  get(principal: Principal, id: string, query: ThreadQuery = {}): Promise<Thread | null> {
+    if (!isUuid(id)) return Promise.resolve(null);
+    return this.db.prisma.thread.findFirst({ ...query, where: { id, userId: principal.userId } });
+  }
+
+  async list(
+    principal: Principal,
+    status: ThreadStatus | null | undefined,
+    limit: number | null | undefined,
+    offset: number | null | undefined,
+    query: ThreadQuery = {},
+  ): Promise<PageOf<Thread>> {
+    const page = checkPage(limit, offset, DEFAULT_THREAD_LIMIT);
+    const where: Prisma.ThreadWhereInput = { userId: principal.userId, ...(status ? { status } : {}) };
+    const [items, total] = await Promise.all([
+      this.db.prisma.thread.findMany({ ...query, where, orderBy: newestFirst, take: page.limit, skip: page.offset }),
+      this.db.prisma.thread.count({ where }),
+    ]);
+    return pageOf(items, total, page);
+  }
+
+  /** Partial: what is not given is kept; a null description clears it. */
+  async update(principal: Principal, id: string, input: ThreadInput, query: ThreadQuery = {}): Promise<Thread> {
+    if (!isUuid(id)) throw notFound("Thread");
+    const data: Prisma.ThreadUpdateManyMutationInput = {};
+    if (input.title !== undefined) {
+      if (input.title === null) throw invalid("title", "cannot be null");
+      data.title = checkText("title", input.title, MAX_TITLE_CHARS);
+    }
+    if (input.description !== undefined) {
+      data.description = input.description === null ? null : checkText("description", input.description, MAX_DESCRIPTION_CHARS);
+    }
+    if (input.metadata !== undefined) data.metadata = checkMetadata(input.metadata ?? {}, this.limits) as JsonObject;
+    if (input.status !== undefined) {
+      if (input.status === null) throw invalid("status", "cannot be null");
+      data.status = input.status;
+    }
+    const { count } = await this.db.prisma.thread.updateMany({ where: { id, userId: principal.userId }, data });
+    if (count === 0) throw notFound("Thread");
+    this.relay.wake();
+    // deleted since the update committed: answered as if the delete had come first
+    const thread = await this.db.prisma.thread.findUnique({ ...query, where: { id } });
+    if (!thread) throw notFound("Thread");
+    return thread;
+  }
+
+  /**
+   * Deletes a thread. Its memories are deleted too when asked, else kept without a thread; either way in the
+   * same transaction as the thread, with their index work queued there.
+   */
+  async delete(principal: Principal, id: string, deleteMemories: boolean): Promise<void> {
+    if (!isUuid(id)) throw notFound("Thread");
+    const touched = await this.db.sql.transaction(async (sql) => {
+      const [thread] = await sql.query("SELECT id FROM threads WHERE id = $1::uuid AND user_id = $2::uuid FOR UPDATE", [
+        id,
+        principal.userId,
+      ]);
+      if (!thread) return undefined;
+      // either way the memories' history names the key ($3)
+      const change = deleteMemories
+        ? `DELETE FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid AND ${deletingKeySql("$3")} RETURNING id, user_id`
+        : `UPDATE memories SET thread_id = NULL, updated_at = now(), written_by_key = $3::uuid
+            WHERE thread_id = $1::uuid AND user_id = $2::uuid RETURNING id, user_id`;
+      const memories = await sql.query<{ memory_id: string }>(
+        `WITH changed AS (${change})
+         INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM changed RETURNING memory_id`,
+        [id, principal.userId, principal.keyId],
+      );
+      await sql.query("DELETE FROM threads WHERE id = $1::uuid", [id]);
+      return memories.map((row) => row.memory_id);
+    });
+    if (!touched) throw notFound("Thread");
+    this.totals.changed(principal.userId, touched);
+    this.relay.wake();
+    await this.indexer.flush(touched);
+  }
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from "node:crypto";
+import type { Principal } from "./principal.ts";
+import type { WebhookSettings } from "../config.ts";
+import type { Database } from "../db/database.ts";
+import { invalid, notFound } from "../errors.ts";
+import { EVENT_TYPES, type EventType } from "../events/change-event.ts";
+import type { Webhook, WebhookDelivery, WebhookDeliveryStatus } from "../generated/prisma/client.ts";
+import { addressesOf, hostOf, isPublicAddress } from "../webhooks/address-guard.ts";
+import { isUuid, newId } from "./ids.ts";
+import { unstorableText } from "./json.ts";
+import { checkPage, pageOf, type PageOf } from "./paging.ts";
+
+export type { Webhook, WebhookDelivery, WebhookDeliveryStatus };
+
+export const MAX_WEBHOOKS = 20;
+export const MAX_URL_CHARS = 2048;
+export const MAX_WEBHOOK_DESCRIPTION_CHARS = 500;
+export const DEFAULT_DELIVERY_LIMIT = 20;
+
+export interface WebhookInput {
+  url: string;
+  events?: readonly EventType[] | null;
+  description?: string | null;
+}
+
+/** A webhook with its signing secret: only the answer to its creation and to a rotation carries the secret. */
+export interface WebhookWithSecret {
+  webhook: Webhook;
+  secret: string;
+}
+
+// Standard Webhooks' form: whsec_ and the base64 of the key (24 bytes: what its reference libraries make)
+const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
+
+/** A user's webhook endpoints; the deliveries themselves are the DeliveryWorker's. */
+export class WebhookService {
+  constructor(
+    private readonly db: Database,
+    private readonly settings: WebhookSettings,
+  ) {}
+
+  async create(principal: Principal, input: WebhookInput): Promise<WebhookWithSecret> {
+    const url = await this.checkUrl(input.url);
+    const events = input.events?.length ? [...new Set(input.events)] : [...EVENT_TYPES];
+    const description = input.description == null ? null : checkDescription(input.description);
+    const count = await this.db.prisma.webhook.count({ where: { userId: principal.userId } });
+    if (count >= MAX_WEBHOOKS) throw invalid("url", `you have ${MAX_WEBHOOKS} webhooks already, the most allowed`);
+    const secret = newSecret();
+    const webhook = await this.db.prisma.webhook.create({
+      data: { id: newId(), userId: principal.userId, url, events, description, secret },
+    });
+    return { webhook, secret };
+  }
+
+  list(principal: Principal): Promise<Webhook[]> {
+    return this.db.prisma.webhook.findMany({ where: { userId: principal.userId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    if (!isUuid(id)) throw notFound("Webhook");
+    const { count } = await this.db.prisma.webhook.deleteMany({ where: { id, userId: principal.userId } });
+    if (count === 0) throw notFound("Webhook");
+  }
+
+  /** The old secret stops signing at once: the endpoint must take the new one before the next delivery. */
+  async rotateSecret(principal: Principal, id: string): Promise<WebhookWithSecret> {
+    if (!isUuid(id)) throw notFound("Webhook");
+    const secret = newSecret();
+    const { count } = await this.db.prisma.webhook.updateMany({ where: { id, userId: principal.userId }, data: { secret } });
+    const webhook = count ? await this.db.prisma.webhook.findUnique({ where: { id } }) : null;
+    if (!webhook) throw notFound("Webhook");
+    return { webhook, secret };
+  }
+
+  /** The deliveries to one of the user's endpoints, newest first. */
+  async deliveries(
+    principal: Principal,
+    webhookId: string,
+    status: WebhookDeliveryStatus | null | undefined,
+    limit: number | null | undefined,
+    offset: number | null | undefined,
+  ): Promise<PageOf<WebhookDelivery>> {
+    const page = checkPage(limit, offset, DEFAULT_DELIVERY_LIMIT);
+    if (!isUuid(webhookId)) throw notFound("Webhook");
+    const owned = await this.db.prisma.webhook.count({ where: { id: webhookId, userId: principal.userId } });
+    if (!owned) throw notFound("Webhook");
+    const where = { webhookId, ...(status ? { status } : {}) };
+    const [items, total] = await Promise.all([
+      this.db.prisma.webhookDelivery.findMany({
+        where,
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: page.limit,
+        skip: page.offset,
+      }),
+      this.db.prisma.webhookDelivery.count({ where }),
+    ]);
+    return pageOf(items, total, page);
+  }
+
+  /** https, no credentials, and (unless private addresses are allowed) only public addresses. */
+  private async checkUrl(raw: string): Promise<string> {
+    if (raw.length > MAX_URL_CHARS) throw invalid("url", `must be at most ${MAX_URL_CHARS} characters`);
+    if (!URL.canParse(raw)) throw invalid("url", "must be an absolute URL");
+    const url = new URL(raw);
+    const schemes = this.settings.allowPrivate ? ["https:", "http:"] : ["https:"];
+    if (!schemes.includes(url.protocol)) throw invalid("url", "must be an https:// URL");
+    if (url.username || url.password) throw invalid("url", "must not carry a user name or password");
+    if (!this.settings.allowPrivate) {
+      const addresses = await addressesOf(hostOf(url)).catch(() => {
+        throw invalid("url", "names a host that does not resolve");
+      });
+      if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
+        throw invalid("url", "must not reach a loopback, private, link-local or metadata address");
+      }
+    }
+    return url.toString();
+  }
+}
+
+function checkDescription(value: string): string {
+  if (value.length > MAX_WEBHOOK_DESCRIPTION_CHARS) {
+    throw invalid("description", `must be at most ${MAX_WEBHOOK_DESCRIPTION_CHARS} characters`);
+  }
+  const reason = unstorableText(value);
+  if (reason) throw invalid("description", reason);
+  return value;
+}

@@ -1,0 +1,74 @@
+import type { ServerResponse } from "node:http";
+import type { GraphQLSchema } from "graphql";
+import type { Config } from "../config.ts";
+import type { IdempotencyService } from "../domain/idempotency.ts";
+import { AppError, asAppError } from "../errors.ts";
+import type { ContextFor } from "../graphql/context.ts";
+import { parseJsonBody, readBody } from "../transport/body.ts";
+import type { Exchange } from "../transport/exchange.ts";
+import { idempotent } from "../transport/idempotent.ts";
+import { jsonReply, type Reply } from "../transport/reply.ts";
+import { restErrorReply } from "./errors.ts";
+import { QueryParams } from "./query-params.ts";
+import type { Deprecation, Router } from "./router.ts";
+
+export interface RestDispatchDeps {
+  config: Config;
+  idempotency: IdempotencyService;
+  schema: GraphQLSchema;
+  router: Router;
+  contextFor: ContextFor;
+}
+
+const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+
+/** Answers a request with the REST route its method and path match; sets the exchange's route to its pattern. */
+export type RestDispatch = (exchange: Exchange) => Promise<Reply>;
+
+export function createRestDispatch({ config, idempotency, schema, router, contextFor }: RestDispatchDeps): RestDispatch {
+  /** Deprecation headers on every response of a route on its way out; 410 after its sunset, if enforced. */
+  function announceDeprecation(res: ServerResponse, deprecation: Deprecation): void {
+    res.setHeader("deprecation", "true");
+    res.setHeader("sunset", deprecation.sunset.toUTCString());
+    res.setHeader("link", `<${deprecation.link}>; rel="deprecation"`);
+    res.setHeader("x-api-warn", deprecation.warning);
+    if (config.legacySunsetEnforce && router.pastSunset(deprecation)) {
+      throw new AppError("GONE", `This route was removed on ${deprecation.sunset.toUTCString()}; see ${deprecation.link}`);
+    }
+  }
+
+  return async (exchange) => {
+    const { req, res, url } = exchange;
+    const method = req.method ?? "GET";
+    const match = router.match(method, url.pathname);
+    exchange.route = match.kind === "none" ? "unmatched" : match.pattern;
+    if (match.kind === "none") throw new AppError("NOT_FOUND", `No route for ${method} ${url.pathname}`);
+    if (match.kind === "wrong-method") {
+      throw new AppError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${url.pathname}`, {
+        headers: { allow: match.allowed.join(", ") },
+      });
+    }
+    if (match.options.deprecation) announceDeprecation(res, match.options.deprecation);
+    const context = await contextFor(exchange);
+    const raw = WITH_BODY.has(method) ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
+    let body: unknown;
+    return idempotent(idempotency, req, context.principal, raw, async () => {
+      try {
+        const response = await match.handler({
+          req,
+          params: match.params,
+          query: new QueryParams(url.searchParams),
+          context,
+          schema,
+          body: async () => (body ??= parseJsonBody(req, raw)),
+        });
+        return jsonReply(response.status, response.body, response.headers);
+      } catch (error) {
+        // a client error is the request's answer (and replayed as such); anything else fails the request
+        const appError = asAppError(error);
+        if (appError.code === "INTERNAL") throw error;
+        return restErrorReply(appError, { camelCaseFields: match.options.camelCaseFields });
+      }
+    });
+  };
+}

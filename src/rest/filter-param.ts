@@ -1,0 +1,48 @@
+import { invalid } from "../errors.ts";
+import type { QueryInputs } from "./query-params.ts";
+
+/** A node of the `filter` JSON as REST clients write it (snake_case), ready for GraphQL's MemoryFilter. */
+type FilterNode = Record<string, unknown>;
+
+const isNode = (value: unknown): value is FilterNode => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** thread_id is the one field whose REST name differs; and/or/not nest. Anything else goes on to be checked. */
+function camelNode(node: unknown): unknown {
+  if (!isNode(node)) return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => {
+      if (key === "and" || key === "or") return [key, Array.isArray(value) ? value.map(camelNode) : value];
+      if (key === "not") return [key, camelNode(value)];
+      return [key === "thread_id" ? "threadId" : key, value];
+    }),
+  );
+}
+
+/**
+ * The `filter` parameter (URL-encoded JSON: `{"metadata":[{"path":"project","eq":"apollo"}]}`), merged with the
+ * route's simple filter parameters; the same field given both ways is refused rather than guessed at.
+ */
+export function filterParam(query: QueryInputs, simple: FilterNode): FilterNode {
+  const raw = query.string("filter");
+  const given = Object.fromEntries(Object.entries(simple).filter(([, value]) => value !== undefined));
+  if (raw === undefined) return given;
+  const filter = restFilter(raw);
+  const twice = Object.keys(given).find((key) => key in filter);
+  if (twice) throw invalid("filter", `names ${twice}, which is also given as its own parameter`);
+  return { ...filter, ...given };
+}
+
+/** A `filter` as a client sent it (JSON text, or JSON already: MCP arguments, a body's field) in GraphQL's names. */
+export function restFilter(raw: unknown): FilterNode {
+  const parsed = typeof raw === "string" ? parseJson(raw) : raw;
+  if (!isNode(parsed)) throw invalid("filter", "must be a JSON object");
+  return camelNode(parsed) as FilterNode;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalid("filter", 'must be JSON, e.g. {"metadata":[{"path":"project","eq":"apollo"}]}');
+  }
+}

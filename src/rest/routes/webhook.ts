@@ -1,0 +1,132 @@
+import { isPlainObject } from "../../domain/json.ts";
+import { invalid } from "../../errors.ts";
+import { EVENT_TYPES, eventTypeName, type EventType } from "../../events/change-event.ts";
+import type { RouteDoc } from "../openapi/route-doc.ts";
+import { ref } from "../openapi/types.ts";
+import { Operation } from "../operation.ts";
+import type { RestHandler, Router } from "../router.ts";
+import { restWebhook, WEBHOOK_FRAGMENT, type WebhookView } from "../webhook-wire.ts";
+
+const createWebhook = new Operation<{ createWebhook: { webhook: WebhookView; secret: string } }>(/* GraphQL */ `
+  mutation RestCreateWebhook($url: String!, $events: [EventType!], $description: String) {
+    createWebhook(url: $url, events: $events, description: $description) { webhook { ...RestWebhook } secret }
+  }
+  ${WEBHOOK_FRAGMENT}
+`);
+
+const listWebhooks = new Operation<{ webhooks: WebhookView[] }>(/* GraphQL */ `
+  query RestListWebhooks { webhooks { ...RestWebhook } }
+  ${WEBHOOK_FRAGMENT}
+`);
+
+const deleteWebhook = new Operation<{ deleteWebhook: boolean }>(/* GraphQL */ `
+  mutation RestDeleteWebhook($id: ID!) { deleteWebhook(id: $id) }
+`);
+
+function eventsOf(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw invalid("events", "must be an array of event types");
+  return value.map((type) => {
+    if (typeof type !== "string" || !(EVENT_TYPES as readonly string[]).includes(type)) {
+      throw invalid("events", `must name only ${EVENT_TYPES.join(", ")}`);
+    }
+    return eventTypeName(type as EventType);
+  });
+}
+
+const FIELDS = new Set(["url", "events", "description"]);
+
+const EXAMPLE_WEBHOOK = {
+  id: "0190a1b2-1111-7e5f-8a9b-0c1d2e3f4a5b",
+  url: "https://example.com/hooks/memory",
+  events: [...EVENT_TYPES],
+  description: "CRM sync",
+  enabled: true,
+  disabled_reason: null,
+  failing_since: null,
+  created_at: "2026-01-31T09:00:00.000Z",
+};
+
+const createDoc: RouteDoc = {
+  operationId: "createWebhook",
+  tag: "Webhooks",
+  summary: "Register a webhook endpoint",
+  description:
+    "Each event of yours is POSTed to the URL as JSON {type, timestamp, data}, with the headers webhook-id, " +
+    "webhook-timestamp and webhook-signature of the Standard Webhooks specification; a failed delivery is retried " +
+    "with exponential backoff. The secret that verifies the signatures is in this answer only.",
+  body: {
+    schema: ref("schemas", "WebhookCreate"),
+    examples: {
+      memories: {
+        summary: "Memory events only",
+        value: { url: "https://example.com/hooks/memory", events: ["memory.created", "memory.deleted"] },
+      },
+    },
+  },
+  success: {
+    status: 201,
+    description: "The webhook, with its signing secret.",
+    schema: ref("schemas", "WebhookCreated"),
+    example: { ...EXAMPLE_WEBHOOK, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
+  },
+  errors: {
+    VALIDATION_ERROR: {
+      when: "The URL is not https, or reaches a loopback, private, link-local or metadata address.",
+      example: "url must not reach a loopback, private, link-local or metadata address",
+    },
+  },
+};
+
+/** POST /api/v1/webhooks */
+export const create: RestHandler = async ({ query, body, schema, context }) => {
+  query.only([]);
+  const raw = await body();
+  if (!isPlainObject(raw)) throw invalid("body", "must be a JSON object");
+  for (const key of Object.keys(raw)) if (!FIELDS.has(key)) throw invalid(key, "is not a field of a webhook");
+  const { createWebhook: created } = await createWebhook.run(schema, context, {
+    url: raw.url,
+    events: eventsOf(raw.events),
+    description: raw.description,
+  });
+  return { status: 201, body: { ...restWebhook(created.webhook), secret: created.secret } };
+};
+
+const listDoc: RouteDoc = {
+  operationId: "listWebhooks",
+  tag: "Webhooks",
+  summary: "List webhook endpoints",
+  description: "Your endpoints, oldest first, without their secrets.",
+  success: { status: 200, description: "Your webhooks.", schema: ref("schemas", "WebhookList"), example: { webhooks: [EXAMPLE_WEBHOOK] } },
+};
+
+/** GET /api/v1/webhooks */
+export const list: RestHandler = async ({ query, schema, context }) => {
+  query.only([]);
+  const { webhooks } = await listWebhooks.run(schema, context);
+  return { status: 200, body: { webhooks: webhooks.map(restWebhook) } };
+};
+
+const removeDoc: RouteDoc = {
+  operationId: "deleteWebhook",
+  tag: "Webhooks",
+  summary: "Delete a webhook endpoint",
+  description: "Nothing more is sent to it, including deliveries still being retried.",
+  pathParams: { id: { description: "The webhook's id.", example: EXAMPLE_WEBHOOK.id } },
+  success: { status: 200, description: "Deleted.", schema: ref("schemas", "Ok"), example: { ok: true } },
+  errors: { NOT_FOUND: { when: "No webhook with this id is yours.", example: "Webhook not found" } },
+};
+
+/** DELETE /api/v1/webhooks/{id} */
+export const remove: RestHandler = async ({ params, query, schema, context }) => {
+  query.only([]);
+  await deleteWebhook.run(schema, context, { id: params.id });
+  return { status: 200, body: { ok: true } };
+};
+
+export function addWebhookRoutes(router: Router): void {
+  router
+    .add("POST", "/api/v1/webhooks", create, { doc: createDoc })
+    .add("GET", "/api/v1/webhooks", list, { doc: listDoc })
+    .add("DELETE", "/api/v1/webhooks/:id", remove, { doc: removeDoc });
+}

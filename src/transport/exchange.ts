@@ -1,0 +1,19 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** One request and its response, as every endpoint receives them from the server's path table. */
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The request's URL, its path without a trailing slash. */
+  url: URL;
+  requestId: string;
+  /** What metrics count the request under: a page's path or a REST route's pattern, never a raw REST path. */
+  route: string;
+}
+
+/** The URL of a request, its path without a trailing slash (`/graphql/` is `/graphql`). */
+export function requestUrl(req: IncomingMessage): URL {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  if (url.pathname.length > 1 && url.pathname.endsWith("/")) url.pathname = url.pathname.slice(0, -1);
+  return url;
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
+
+interface Version {
+  version: number;
+  action: string;
+  keyId: string | null;
+  keyName: string | null;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+interface HistoryPage {
+  total: number;
+  hasMore: boolean;
+  items: Version[];
+}
+
+const HISTORY = `query ($id: ID!, $limit: Int, $offset: Int) {
+  memoryHistory(id: $id, limit: $limit, offset: $offset) { total hasMore items { version action keyId keyName before after } }
+}`;
+
+describe.skipIf(databaseUnavailable())("a memory's history", () => {
+  const suite = serverWithUser();
+  const history = async (id: string, limit?: number, offset?: number, api = suite.user.api) => {
+    const res = await api.graphql<{ memoryHistory: HistoryPage }>(HISTORY, { id, limit, offset });
+    expect(res.body.errors).toBeUndefined();
+    return res.body.data!.memoryHistory;
+  };
+
+  it("records every change the API shows, newest first, with the key that made it, and keeps it after a delete", async () => {
+    const api = suite.user.api;
+    const created = await api.request("POST", "/api/v1/memory", { json: { content: "first words", tags: ["a"] } });
+    expect(created.status).toBe(201);
+    const id: string = created.body.id;
+    expect((await api.request("PATCH", `/api/v1/memories/${id}`, { json: { tags: ["a", "b"] } })).status).toBe(200);
+    expect((await api.request("PUT", `/api/v1/memories/${id}`, { json: { content: "second words" } })).status).toBe(200);
+    expect((await api.request("PATCH", `/api/v1/memories/${id}`, { json: { is_archived: true } })).status).toBe(200);
+    // a change to nothing the API shows (the background embedder storing a vector, say) is not a version
+    await suite.server.app.services.db.sql.query("UPDATE memories SET embedder = 'other', lexical_version = 0 WHERE id = $1::uuid", [id]);
+    expect((await history(id)).total).toBe(4);
+    expect((await api.request("DELETE", `/api/v1/memories/${id}`)).status).toBe(200);
+
+    const page = await history(id);
+    expect(page.total).toBe(5);
+    expect(page.items.map((v) => [v.version, v.action])).toEqual([
+      [5, "deleted"],
+      [4, "archived"],
+      [3, "updated"],
+      [2, "updated"],
+      [1, "created"],
+    ]);
+    for (const version of page.items) {
+      expect(version.keyId).toBe(suite.user.keyId);
+      expect(version.keyName).toBeTypeOf("string");
+    }
+    const [deleted, archived, replaced, patched, first] = page.items;
+    expect(first!.before).toBeNull();
+    expect(first!.after).toMatchObject({ id, content: "first words", tags: ["a"], isArchived: false });
+    expect(patched!.before).toMatchObject({ tags: ["a"] });
+    expect(patched!.after).toMatchObject({ tags: ["a", "b"], content: "first words" });
+    expect(replaced!.after).toMatchObject({ content: "second words", tags: [] });
+    expect(archived!.after).toMatchObject({ isArchived: true });
+    expect(deleted!.before).toMatchObject({ content: "second words", isArchived: true });
+    expect(deleted!.after).toBeNull();
+    // no secret anywhere in it
+    expect(JSON.stringify(page)).not.toContain(suite.user.key);
+
+    // REST: the same history, each memory as REST shows memories
+    const viaRest = await api.request("GET", `/api/v1/memories/${id}/history?limit=2`);
+    expect(viaRest.status).toBe(200);
+    expect(viaRest.body).toMatchObject({ total: 5, limit: 2, offset: 0, has_more: true });
+    expect(viaRest.body.history[0]).toMatchObject({ version: 5, action: "deleted", key_id: suite.user.keyId, after: null });
+    expect(viaRest.body.history[0].before).toMatchObject({ id, content: "second words", is_archived: true, thread_id: null });
+    expect(viaRest.body.history[1].changed_at).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
+
+    const second = await history(id, 2, 2);
+    expect(second.items.map((v) => v.version)).toEqual([3, 2]);
+    expect(second.hasMore).toBe(true);
+  });
+
+  it("shows a live memory's history on the memory, and the changes a thread's delete makes", async () => {
+    const api = suite.user.api;
+    const thread = await api.request("POST", "/api/v1/threads", { json: { title: "trip" } });
+    const memory = await api.request("POST", "/api/v1/memory", { json: { content: "pack socks", thread_id: thread.body.id } });
+    expect((await api.request("DELETE", `/api/v1/threads/${thread.body.id}`)).status).toBe(200);
+    const res = await api.graphql<{ memory: { history: HistoryPage } }>(
+      "query ($id: ID!) { memory(id: $id) { history { total items { version action keyId before after } } } }",
+      { id: memory.body.id },
+    );
+    const items = res.body.data!.memory.history.items;
+    expect(items.map((v) => v.action)).toEqual(["updated", "created"]);
+    expect(items[0]!.before).toMatchObject({ threadId: thread.body.id });
+    expect(items[0]!.after).toMatchObject({ threadId: null });
+    expect(items[0]!.keyId).toBe(suite.user.keyId);
+  });
+
+  it("shows nothing of another user's memory", async () => {
+    const created = await suite.user.api.request("POST", "/api/v1/memory", { json: { content: "mine alone" } });
+    const stranger = await suite.server.newUser();
+    const page = await history(created.body.id, undefined, undefined, stranger.api);
+    expect(page).toEqual({ total: 0, hasMore: false, items: [] });
+    const viaRest = await stranger.api.request("GET", `/api/v1/memories/${created.body.id}/history`);
+    expect(viaRest.status).toBe(404);
+    expect(viaRest.body.error.code).toBe("NOT_FOUND");
+  });
+
+  it("purges the history of memories deleted longer ago than the retention, and keeps the rest", async () => {
+    const api = suite.user.api;
+    const kept = await api.request("POST", "/api/v1/memory", { json: { content: "still here" } });
+    const gone = await api.request("POST", "/api/v1/memory", { json: { content: "deleted long ago" } });
+    await api.request("DELETE", `/api/v1/memories/${gone.body.id}`);
+    const sql = suite.server.app.services.db.sql;
+    await sql.query("UPDATE memory_versions SET changed_at = changed_at - interval '31 days' WHERE memory_id = $1::uuid", [gone.body.id]);
+    expect(await suite.server.app.services.history.purge()).toBe(2);
+    expect((await history(gone.body.id)).total).toBe(0);
+    expect((await history(kept.body.id)).total).toBe(1);
+  });
+});

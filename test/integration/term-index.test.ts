@@ -1,0 +1,98 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { searchLexical, type LexicalHit, type TermSource } from "../../src/domain/lexical.ts";
+import { SqlTerms } from "../../src/domain/sql-terms.ts";
+import { TermIndex } from "../../src/domain/term-index.ts";
+import type { UserTerms } from "../../src/domain/user-terms.ts";
+import { createLogger } from "../../src/logger.ts";
+import { databaseUnavailable, serverWithUser } from "../support/server.ts";
+
+// few words, so that they share memories, repeat within one and tie in score
+const WORDS = ["kayak", "lake", "piano", "garden", "tomato", "violin", "mountain", "coffee", "rabbit", "winter"];
+const THREADS = 3;
+
+const text = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 }).map((words) => words.join(" "));
+const memory = fc.record({ content: text, thread: fc.nat(THREADS), isArchived: fc.boolean() }); // thread THREADS: none
+// what happens after the copy was made: a memory rewritten, archived, moved or deleted; a thread deleted, with its
+// memories or leaving them out of any thread
+const change = fc.record({
+  memory: fc.nat(),
+  kind: fc.constantFrom("content", "archive", "move", "delete", "drop thread", "empty thread"),
+  content: text,
+  thread: fc.nat(THREADS),
+});
+const query = fc.record({
+  text: fc.array(fc.constantFrom(...WORDS, "zeppelin"), { minLength: 1, maxLength: 3 }).map((words) => words.join(" ")),
+  thread: fc.nat(THREADS),
+});
+
+/** The same ranking: the same memories at the same places, with scores equal but for the order of a sum's terms. */
+function expectSameRanking(copy: LexicalHit[], sql: LexicalHit[]): void {
+  expect(copy.map((hit) => hit.id).sort()).toEqual(sql.map((hit) => hit.id).sort());
+  const sqlScore = new Map(sql.map((hit) => [hit.id, hit.score]));
+  for (const hit of copy) expect(hit.score).toBeCloseTo(sqlScore.get(hit.id)!, 9);
+  // ranks are compared where no two scores are equal but for rounding: there the two may break the tie apart
+  const scores = sql.map((hit) => hit.score);
+  const nearTie = scores.some((a) => scores.some((b) => a !== b && Math.abs(a - b) < 1e-9));
+  const places = (hits: LexicalHit[]) => hits.map(({ id, rank }) => ({ id, rank }));
+  if (!nearTie) expect(places(copy)).toEqual(places(sql));
+}
+
+describe.skipIf(databaseUnavailable())("recall's BM25 over the in-process copy of a user's terms", () => {
+  const suite = serverWithUser();
+
+  /** The copy once built; a copy not yet built answers undefined and starts building. */
+  const builtCopy = async (index: TermIndex, userId: string): Promise<UserTerms> => {
+    for (let tries = 0; ; tries++) {
+      const copy = await index.of(userId);
+      if (copy) return copy;
+      if (tries > 200) throw new Error("the copy was not built");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+
+  it("ranks as the SQL over memory_terms does, on random memories, after random writes, for random queries", async () => {
+    const { server } = suite;
+    const { memories, threads, db, termStats } = server.app.services;
+    const logger = createLogger("silent");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(memory, { minLength: 1, maxLength: 40 }),
+        fc.array(change, { maxLength: 8 }),
+        fc.array(query, { minLength: 1, maxLength: 5 }),
+        async (corpus, changes, queries) => {
+          const user = await server.newUser();
+          const principal = { userId: user.userId, keyId: user.keyId };
+          const threadIds = await Promise.all(
+            Array.from({ length: THREADS }, async (_, i) => (await threads.create(principal, { title: `thread ${i}` })).id),
+          );
+          const threadOf = (n: number) => threadIds[n] ?? null;
+          const stored = await memories.batchCreate(
+            principal,
+            corpus.map((m) => ({ content: m.content, threadId: threadOf(m.thread), isArchived: m.isArchived })),
+          );
+          const ids = stored.results.map((result) => result.memory!.id);
+          // the service's own copy where it keeps one (the embedded database), made before the writes it must follow
+          const kept = server.app.services.termIndex;
+          if (kept) await builtCopy(kept, user.userId);
+          for (const c of changes) {
+            const id = ids[c.memory % ids.length]!;
+            const input = { content: { content: c.content }, archive: { isArchived: true }, move: { threadId: threadOf(c.thread) } };
+            // each may find its memory or thread deleted before
+            if (c.kind === "delete") await memories.delete(principal, id).catch(() => undefined);
+            else if (c.kind === "drop thread" || c.kind === "empty thread") {
+              await threads.delete(principal, threadIds[c.thread % THREADS]!, c.kind === "drop thread").catch(() => undefined);
+            } else await memories.update(principal, id, input[c.kind]).catch(() => undefined);
+          }
+          const copy: TermSource = await builtCopy(kept ?? new TermIndex(db, logger), user.userId);
+          const sql = new SqlTerms(db, termStats, user.userId);
+          for (const q of queries) {
+            const thread = threadOf(q.thread) ?? undefined;
+            expectSameRanking(await searchLexical(copy, q.text, 100, thread), await searchLexical(sql, q.text, 100, thread));
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+  }, 120_000);
+});
