@@ -41,12 +41,9 @@ const indexKinds = stringList(values.index);
 const embedders = stringList(values.embedder);
 
 const LIMIT = 10;
-const TARGET_P95_MS = 15;
-const TARGET_RECALL = 0.95;
-const TARGET_SIZE = 100_000;
-// search with the query's embedding included, at 10 000 memories (the sentence encoder's issue)
-const EMBEDDED_TARGET_P95_MS = 40;
-const EMBEDDED_TARGET_SIZE = 10_000;
+// the index's own targets (issue 3), and search with the query's embedding included (the sentence encoder's issue)
+const TARGET = { size: 100_000, p95Ms: 15, recall: 0.95 };
+const EMBEDDED_TARGET = { size: 10_000, p95Ms: 40 };
 
 type FilterKind = "none" | "type" | "tags" | "date";
 
@@ -273,7 +270,7 @@ for (const indexKind of indexKinds) {
   }
 }
 
-console.log(`\n== summary (targets: p95 < ${TARGET_P95_MS} ms at ${TARGET_SIZE.toLocaleString("en-US")}, recall@${LIMIT} >= ${TARGET_RECALL}) ==`);
+console.log(`\n== summary (targets: p95 < ${TARGET.p95Ms} ms at ${TARGET.size.toLocaleString("en-US")}, recall@${LIMIT} >= ${TARGET.recall}) ==`);
 printTable(
   ["index", "embedder", "memories", "embed s", "service p95 ms", "HTTP p95 ms", "HTTP qps c=1", `HTTP qps c=${concurrency}`, "recall@10"],
   results.map((r) => [
@@ -290,14 +287,14 @@ printTable(
 );
 for (const r of results) {
   const at = `${r.index}, ${r.embedder} at ${r.size.toLocaleString("en-US")}`;
-  if (r.size === TARGET_SIZE) {
-    console.log(verdict(`p95 (service) ${at}`, r.service.p95 < TARGET_P95_MS, `${fixed(r.service.p95)} ms < ${TARGET_P95_MS} ms`));
-    console.log(verdict(`p95 (HTTP end to end) ${at}`, r.http.p95 < TARGET_P95_MS, `${fixed(r.http.p95)} ms < ${TARGET_P95_MS} ms`));
+  if (r.size === TARGET.size) {
+    console.log(verdict(`p95 (service) ${at}`, r.service.p95 < TARGET.p95Ms, `${fixed(r.service.p95)} ms < ${TARGET.p95Ms} ms`));
+    console.log(verdict(`p95 (HTTP end to end) ${at}`, r.http.p95 < TARGET.p95Ms, `${fixed(r.http.p95)} ms < ${TARGET.p95Ms} ms`));
   }
-  if (r.size === EMBEDDED_TARGET_SIZE) {
-    const ok = r.http.p95 <= EMBEDDED_TARGET_P95_MS;
-    console.log(verdict(`p95 (HTTP, query embedded) ${at}`, ok, `${fixed(r.http.p95)} ms <= ${EMBEDDED_TARGET_P95_MS} ms`));
+  if (r.size === EMBEDDED_TARGET.size) {
+    const ok = r.http.p95 <= EMBEDDED_TARGET.p95Ms;
+    console.log(verdict(`p95 (HTTP, query embedded) ${at}`, ok, `${fixed(r.http.p95)} ms <= ${EMBEDDED_TARGET.p95Ms} ms`));
   }
-  console.log(verdict(`recall@${LIMIT} ${at}`, r.recall >= TARGET_RECALL, `${r.recall.toFixed(3)} >= ${TARGET_RECALL}`));
+  console.log(verdict(`recall@${LIMIT} ${at}`, r.recall >= TARGET.recall, `${r.recall.toFixed(3)} >= ${TARGET.recall}`));
 }
-if (!sizes.includes(TARGET_SIZE)) console.log(`(the latency target is for ${TARGET_SIZE.toLocaleString("en-US")} memories; run with --sizes ${TARGET_SIZE} to judge it)`);
+if (!sizes.includes(TARGET.size)) console.log(`(the latency target is for ${TARGET.size.toLocaleString("en-US")} memories; run with --sizes ${TARGET.size} to judge it)`);

@@ -2,15 +2,18 @@ import type { Logger } from "../logger.ts";
 import type { Sql } from "./database.ts";
 
 const CHECK_EVERY_MS = 5_000;
-// PostgreSQL's own autovacuum defaults: act when this many rows, plus this share of the table, changed
-const ANALYZE_THRESHOLD = 50;
-const ANALYZE_SCALE = 0.1;
-const VACUUM_THRESHOLD = 50;
-const VACUUM_SCALE = 0.2;
+/** Act when more than `rows`, plus this `share` of the table's live rows, changed. */
+interface Threshold {
+  rows: number;
+  share: number;
+}
+// PostgreSQL's own autovacuum defaults
+const ANALYZE: Threshold = { rows: 50, share: 0.1 };
+const VACUUM: Threshold = { rows: 50, share: 0.2 };
 // and for tables that only grow (memories, memory_terms): vacuuming them sets the visibility bits that let
 // counts and BM25's document frequencies read the index alone (recall's feedback query: 31 -> 5 ms at 10k)
-const INSERT_VACUUM_THRESHOLD = 1_000;
-const INSERT_VACUUM_SCALE = 0.2;
+const INSERT_VACUUM: Threshold = { rows: 1_000, share: 0.2 };
+const crossed = (changed: number, live: number, { rows, share }: Threshold) => changed > rows + share * live;
 /**
  * Single-user PostgreSQL has no checkpointer either: without a checkpoint no WAL segment can go, and pg_wal grew
  * to 720 MB at 100 000 memories (64 MB after the checkpoint of a clean stop). Checkpointing at half of
@@ -50,10 +53,8 @@ export function startMaintenance(
            FROM pg_stat_user_tables`,
       );
       for (const table of tables) {
-        const vacuum =
-          table.dead > VACUUM_THRESHOLD + VACUUM_SCALE * table.live ||
-          table.inserted > INSERT_VACUUM_THRESHOLD + INSERT_VACUUM_SCALE * table.live;
-        const analyze = table.modified > ANALYZE_THRESHOLD + ANALYZE_SCALE * table.live;
+        const vacuum = crossed(table.dead, table.live, VACUUM) || crossed(table.inserted, table.live, INSERT_VACUUM);
+        const analyze = crossed(table.modified, table.live, ANALYZE);
         if (!vacuum && !analyze) continue;
         const started = performance.now();
         await sql.exec(`${vacuum && analyze ? "VACUUM (ANALYZE)" : vacuum ? "VACUUM" : "ANALYZE"} ${table.name}`);

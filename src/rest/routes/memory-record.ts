@@ -74,49 +74,55 @@ export const get: RestHandler = async ({ params, query, schema, context }) => {
   return { status: 200, body: restMemory(memory), ...notes.headers() };
 };
 
-const updateDoc: RouteDoc = {
-  operationId: "updateMemory",
+/** PATCH and PUT differ in what they do with the fields left out, and say so in their bodies' examples. */
+const writeDoc = (doc: Pick<RouteDoc, "operationId" | "summary" | "description" | "body">, result: string): RouteDoc => ({
+  ...doc,
   tag: "Memories",
-  summary: "Update a memory (partial)",
-  description: "Changes the fields sent and keeps the others.",
   pathParams: MEMORY_ID,
   query: legacyScopeParams,
-  body: {
-    schema: ref("schemas", "MemoryPatch"),
-    examples: {
-      archive: { summary: "Archive it", value: { is_archived: true } },
-      retag: {
-        summary: "Move it to a thread and retag it",
-        value: { thread_id: EXAMPLE_THREAD_ID, tags: ["drinks", "morning"] },
+  success: { status: 200, description: `The memory as ${result}.`, schema: ref("schemas", "Memory") },
+  errors: { NOT_FOUND },
+});
+
+const updateDoc = writeDoc(
+  {
+    operationId: "updateMemory",
+    summary: "Update a memory (partial)",
+    description: "Changes the fields sent and keeps the others.",
+    body: {
+      schema: ref("schemas", "MemoryPatch"),
+      examples: {
+        archive: { summary: "Archive it", value: { is_archived: true } },
+        retag: {
+          summary: "Move it to a thread and retag it",
+          value: { thread_id: EXAMPLE_THREAD_ID, tags: ["drinks", "morning"] },
+        },
       },
     },
   },
-  success: { status: 200, description: "The memory as changed.", schema: ref("schemas", "Memory") },
-  errors: { NOT_FOUND },
-};
+  "changed",
+);
 
 /** PATCH /api/v1/memories/{id} */
 export const update = writing("updateMemory", updateMemory);
 
-const replaceDoc: RouteDoc = {
-  operationId: "replaceMemory",
-  tag: "Memories",
-  summary: "Replace a memory (full)",
-  description: "Replaces every writable field; a field left out goes back to its default.",
-  pathParams: MEMORY_ID,
-  query: legacyScopeParams,
-  body: {
-    schema: ref("schemas", "MemoryReplace"),
-    examples: {
-      replace: {
-        summary: "A new text and type; tags, metadata and thread cleared",
-        value: { content: "I prefer green tea", type: "preference" },
+const replaceDoc = writeDoc(
+  {
+    operationId: "replaceMemory",
+    summary: "Replace a memory (full)",
+    description: "Replaces every writable field; a field left out goes back to its default.",
+    body: {
+      schema: ref("schemas", "MemoryReplace"),
+      examples: {
+        replace: {
+          summary: "A new text and type; tags, metadata and thread cleared",
+          value: { content: "I prefer green tea", type: "preference" },
+        },
       },
     },
   },
-  success: { status: 200, description: "The memory as replaced.", schema: ref("schemas", "Memory") },
-  errors: { NOT_FOUND },
-};
+  "replaced",
+);
 
 /** PUT /api/v1/memories/{id} */
 export const replace = writing("replaceMemory", replaceMemory);
