@@ -11,7 +11,9 @@ const search = async (url: string, key: string, query: string) =>
 describe.skipIf(databaseUnavailable())("npm run reindex across a change of embedder", () => {
   const database = suiteDatabase();
 
-  it("embeds every memory anew with the configured embedder, with progress, and search finds by meaning after", async () => {
+  // four processes one after the other (two through npm and tsx), two of them loading the sentence encoder: about
+  // 15 s on a quiet 2-core machine, over 30 s on a loaded one
+  it("embeds every memory anew with the configured embedder, with progress, and search finds by meaning after", { timeout: 120_000 }, async () => {
     const created = await npmRun("keys", ["create", "--user", "r@x", "--name", "t", "--json"], database.env);
     expect(created.code, created.stderr).toBe(0);
     const { key } = JSON.parse(created.stdout) as { key: string };
