@@ -33,6 +33,7 @@ function point(vector: number[], fields: Partial<Omit<VectorPoint, "vector">> = 
     threadId: null,
     isArchived: false,
     createdAt: new Date("2025-01-01T00:00:00Z"),
+    metadata: {},
     version: 1,
     ...fields,
     vector: Float32Array.from(vector),
