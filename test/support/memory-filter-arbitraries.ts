@@ -10,7 +10,7 @@ import type { FilterableMemory } from "./memory-filter-reference.ts";
 export const THREADS = ["6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a01", "6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a02"];
 const KEYS = ["project", "priority", "due", "nested"];
 const STRINGS = ["apollo", "gemini", "", "2026-05-01"];
-const DATES = ["2026-05-01", "2026-05-01T10:00:00Z", "2026-05-01T10:00:00.250+02:00", "2026-04-30 23:30:00", "2026-06-15T00:00:00Z"];
+const DATES = ["2026-05-01", "2026-05-01T10:00:00Z", "2026-05-01T10:00:00.250+02:00", "2026-05-01T08:00:00.250001Z", "2026-04-30 23:30:00", "2026-06-15T00:00:00Z"];
 
 const scalar = fc.oneof(
   fc.constantFrom(...STRINGS, ...DATES),
