@@ -57,7 +57,7 @@ export function qdrantFilter(filter: VectorFilter): Schemas["Filter"] {
 }
 
 /** A checked filter as one Qdrant condition on the payload that `filterFields` and `metadataPayload` make. */
-export function qdrantCondition(clause: FilterClause): Condition {
+function qdrantCondition(clause: FilterClause): Condition {
   switch (clause.kind) {
     case "and":
       return { must: clause.clauses.map(qdrantCondition) };
