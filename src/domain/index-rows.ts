@@ -13,13 +13,14 @@ export interface IndexRow {
   threadId: string | null;
   isArchived: boolean;
   createdAt: Date;
+  metadata: unknown;
   updatedAt: Date;
 }
 
 // the columns the index needs, in IndexRow's names; raw SQL because Prisma costs ~0.5 ms a query on PGlite
 // (and decodes bytea slowly), and this runs after every write
 const INDEX_COLUMNS = `m.id, m.user_id AS "userId", m.content, m.embedding, m.embedder, m.type, m.tags,
-  m.thread_id AS "threadId", m.is_archived AS "isArchived", m.created_at AS "createdAt", m.updated_at AS "updatedAt"`;
+  m.thread_id AS "threadId", m.is_archived AS "isArchived", m.created_at AS "createdAt", m.metadata, m.updated_at AS "updatedAt"`;
 
 /** The memories with these ids as they are now (the missing ones are deleted). */
 export async function loadIndexRows(db: Database, ids: readonly string[]): Promise<IndexRow[]> {
@@ -62,6 +63,7 @@ export function freshRows(inserted: readonly InsertedMemory[]): FreshRows {
           threadId: m.threadId,
           isArchived: m.isArchived,
           createdAt: m.createdAt,
+          metadata: m.metadata,
           updatedAt: m.updatedAt,
         },
       },

@@ -412,6 +412,7 @@ function toPoint(row: IndexRow): VectorPoint {
     threadId: row.threadId,
     isArchived: row.isArchived,
     createdAt: row.createdAt,
+    metadata: row.metadata,
     version: row.updatedAt.getTime(),
   };
 }

@@ -1,5 +1,6 @@
 import { invalid } from "../errors.ts";
-import { RANGE_OPERATORS, type FilterClause, type MetadataTest, type RangeOperator, type Scalar } from "../vectors/filter-clause.ts";
+import { MAX_PATH_KEYS, PATH_KEY, RANGE_OPERATORS, type FilterClause, type MetadataTest, type RangeOperator, type Scalar } from "../vectors/filter-clause.ts";
+import { isoInstant } from "../vectors/iso-instant.ts";
 import { isUuid } from "./ids.ts";
 
 /**
@@ -45,26 +46,6 @@ export interface FilterLimits {
 }
 
 export const FILTER_LIMITS: FilterLimits = { maxDepth: 5, maxConditions: 32, maxInValues: 100 };
-
-const MAX_PATH_KEYS = 8;
-// keys are matched by name on every backend; an all-digit key would be read as an array index by some of them
-const PATH_KEY = /^(?![0-9]+$)[A-Za-z0-9_-]{1,64}$/;
-// the same pattern as the database's memory_instant(), which metadata date ranges compare with
-const ISO_DATE =
-  /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,6})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/i;
-
-/**
- * The instant an ISO 8601 date names, in ms, as the database's memory_instant() reads it: a date alone is
- * midnight UTC, a time without a zone is UTC, and a day the month does not have is no date.
- */
-export function isoInstant(value: string): number | undefined {
-  const parts = ISO_DATE.exec(value);
-  if (!parts) return undefined;
-  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
-  if (day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return undefined;
-  const zoned = value.length === 10 || /(?:Z|[+-]\d{2}:\d{2})$/i.test(value) ? value : `${value}Z`;
-  return Date.parse(zoned.replace(" ", "T"));
-}
 
 /**
  * Checks a client's filter against the rules and limits and answers it as clauses (AND of the top node's

@@ -71,7 +71,7 @@ export const memoryColumns = {
 } satisfies Prisma.MemorySelect;
 
 // what the vector index keeps of a memory: a change to any of these must reach it
-const INDEXED_FIELDS = ["content", "type", "tags", "threadId", "isArchived"] as const;
+const INDEXED_FIELDS = ["content", "type", "tags", "threadId", "isArchived", "metadata"] as const;
 
 // grouped create statements at once on PostgreSQL: enough to use a few of the pool's connections, leaving the
 // rest to reads

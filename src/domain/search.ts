@@ -83,9 +83,9 @@ export class SearchService {
   /** The nearest points of the index to a query vector; 503 when the index cannot be reached. */
   async nearest(vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
     try {
-      // boolean logic and metadata are SQL's to evaluate: such a search compares the stored vectors of the
-      // newest matching memories, as the exact index does (bounded by EXACT_SEARCH_MAX_MEMORIES)
-      const index = filter.where ? this.matchingIndex : this.index;
+      // boolean logic and metadata that the index cannot evaluate: such a search compares the stored vectors of
+      // the newest matching memories, as the exact index does (bounded by EXACT_SEARCH_MAX_MEMORIES)
+      const index = filter.where && !this.index.searchesWhere(this.embedder.id) ? this.matchingIndex : this.index;
       return await index.search(this.embedder.id, vector, filter, limit);
     } catch (error) {
       if (!(error instanceof VectorIndexUnavailable)) throw error;

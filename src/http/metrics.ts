@@ -142,6 +142,7 @@ export class Metrics implements Instrumentation {
     return {
       kind: index.kind,
       ensure: (embedderId, dimensions) => index.ensure(embedderId, dimensions),
+      searchesWhere: (embedderId) => index.searchesWhere(embedderId),
       upsert: (embedderId, points) => timedWrite("upsert", points.length, () => index.upsert(embedderId, points)),
       delete: (embedderId, ids) => timedWrite("delete", ids.length, () => index.delete(embedderId, ids)),
       search: (embedderId, vector, filter, limit) =>

@@ -29,6 +29,10 @@ export class ExactIndex implements VectorIndex {
     private readonly maxRows = Number.POSITIVE_INFINITY,
   ) {}
 
+  searchesWhere(): boolean {
+    return true;
+  }
+
   async ensure(): Promise<void> {}
   async upsert(): Promise<void> {}
   async delete(): Promise<void> {}

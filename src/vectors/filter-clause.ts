@@ -2,6 +2,11 @@
  * A checked memory filter (see domain/memory-filter.ts, which makes one from a client's input): the form every
  * index evaluates, in SQL, as a Qdrant condition, or in memory.
  */
+/** The most keys a metadata path may have. */
+export const MAX_PATH_KEYS = 8;
+/** A key of a metadata path. Keys are matched by name on every backend; an all-digit key would be read as an array index by some of them. */
+export const PATH_KEY = /^(?![0-9]+$)[A-Za-z0-9_-]{1,64}$/;
+
 export type Scalar = string | number | boolean;
 
 export type RangeOperator = "gt" | "gte" | "lt" | "lte";

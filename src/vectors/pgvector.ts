@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Sql } from "../db/database.ts";
 import { PGVECTOR_SESSION_SETTINGS } from "../db/pgvector-settings.ts";
 import { vectorLiteral } from "./codec.ts";
+import { filterSql } from "./filter-sql.ts";
 import { filterConditions } from "./sql-filter.ts";
 import { filterFields, type VectorFilter, type VectorHit, type VectorIndex, type VectorPoint } from "./vector-index.ts";
 
@@ -87,14 +88,23 @@ export class PgVectorIndex implements VectorIndex {
     await this.sql.query(`DELETE FROM ${this.table(embedderId).name} WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
+  /** Metadata lives in the memories table, beside this one: a search with conditions on it joins the two. */
+  searchesWhere(): boolean {
+    return true;
+  }
+
   async search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
     const { name, cast } = this.table(embedderId);
     const params: unknown[] = [vectorLiteral(vector)];
-    const where = filterConditions(filter, params);
+    const { where: clause, ...copied } = filter;
+    let where = filterConditions(copied, params, "v");
+    if (clause) where += ` AND ${filterSql(clause, params, "m")}`;
     params.push(limit);
+    // with a join, the HNSW scan goes on (hnsw.iterative_scan) until `limit` rows pass the memories' conditions
     const rows = await this.sql.query<{ id: string; distance: number }>(
-      `SELECT id, embedding <=> $1::${cast} AS distance FROM ${name}
-        WHERE ${where} ORDER BY embedding <=> $1::${cast} LIMIT $${params.length}`,
+      `SELECT v.id, v.embedding <=> $1::${cast} AS distance FROM ${name} v
+         ${clause ? "JOIN memories m ON m.id = v.id" : ""}
+        WHERE ${where} ORDER BY v.embedding <=> $1::${cast} LIMIT $${params.length}`,
       params,
     );
     return rows.map((row) => ({ id: row.id, score: 1 - Number(row.distance) })).sort((a, b) => b.score - a.score);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { QdrantClient, QdrantClientTimeoutError, type Schemas } from "@qdrant/js-client-rest";
 import type { Logger } from "../logger.ts";
+import { metadataPayload, qdrantFilter } from "./qdrant-filter.ts";
 import { filterFields, VectorIndexUnavailable, type VectorFilter, type VectorHit, type VectorIndex, type VectorPoint } from "./vector-index.ts";
 
 /** Points per write request: large enough for rebuilds to be quick, small enough to stay well under Qdrant's body limit. */
@@ -28,6 +29,13 @@ const PAYLOAD_INDEXES: Record<string, Schemas["PayloadSchemaParams"]> = {
 };
 
 /**
+ * In a collection's metadata: its points hold the memories' metadata (see metadataPayload), so that searches
+ * with metadata conditions can be Qdrant's. Collections made before lack it until a rebuild (`npm run reindex`)
+ * has written every point again.
+ */
+const METADATA_MARK = { points_hold_metadata: true };
+
+/**
  * The collection of an embedder's vectors: a stable, valid name whatever the id holds (ids name models and
  * may contain slashes and colons). The id itself is kept in the collection's metadata.
  */
@@ -43,12 +51,14 @@ export function collectionName(embedderId: string): string {
  */
 export class QdrantIndex implements VectorIndex {
   readonly kind = "qdrant";
-  private readonly collections = new Map<string, string>();
+  /** By embedder: the collection's name, and whether its points hold metadata. */
+  private readonly collections = new Map<string, { name: string; holdsMetadata: boolean }>();
 
   private constructor(
     private readonly client: QdrantClient,
     /** The URL without credentials, for error messages. */
     private readonly where: string,
+    private readonly logger: Logger,
   ) {}
 
   /** Connects and checks that the server answers; fails with an error that names the URL. */
@@ -66,7 +76,7 @@ export class QdrantIndex implements VectorIndex {
       // checked below instead: the client's check is a request nobody awaits, reported on the console
       checkCompatibility: false,
     });
-    const index = new QdrantIndex(client, where);
+    const index = new QdrantIndex(client, where, logger);
     const { version }: { version: unknown } = await index.call("version check", () => client.versionInfo());
     if (typeof version !== "string") throw new Error(`${where} does not answer like Qdrant: GET / reports no version`);
     const [major = NaN, minor = NaN] = version.split(".").map(Number);
@@ -90,9 +100,9 @@ export class QdrantIndex implements VectorIndex {
   }
 
   private collection(embedderId: string): string {
-    const name = this.collections.get(embedderId);
-    if (!name) throw new Error(`vector index for ${embedderId} is not ensured`);
-    return name;
+    const collection = this.collections.get(embedderId);
+    if (!collection) throw new Error(`vector index for ${embedderId} is not ensured`);
+    return collection.name;
   }
 
   async ensure(embedderId: string, dimensions: number): Promise<void> {
@@ -105,7 +115,7 @@ export class QdrantIndex implements VectorIndex {
           await this.client.api().createCollection({
             collection_name: name,
             vectors: { size: dimensions, distance: "Cosine" },
-            metadata: { embedder_id: embedderId },
+            metadata: { embedder_id: embedderId, ...METADATA_MARK },
           });
         } catch (error) {
           // another process created it first: what matters is that it exists, and its settings are checked below
@@ -128,7 +138,19 @@ export class QdrantIndex implements VectorIndex {
         this.client.createPayloadIndex(name, { field_name: field, field_schema: schema, wait: true }),
       );
     }
-    this.collections.set(embedderId, name);
+    const holdsMetadata = info.config.metadata?.["points_hold_metadata"] === true;
+    if (!holdsMetadata) {
+      this.logger.warn(
+        { qdrant: this.where, collection: name },
+        "This Qdrant collection was written before its points held the memories' metadata: searches with metadata " +
+          "conditions or boolean logic compare stored vectors one by one (EXACT_SEARCH_MAX_MEMORIES) until `npm run reindex` rebuilds it.",
+      );
+    }
+    this.collections.set(embedderId, { name, holdsMetadata });
+  }
+
+  searchesWhere(embedderId: string): boolean {
+    return this.collections.get(embedderId)?.holdsMetadata ?? false;
   }
 
   /** The collection's description, or undefined when there is none. */
@@ -166,7 +188,7 @@ export class QdrantIndex implements VectorIndex {
       const batch = points.slice(i, i + BATCH).map((p) => ({
         id: p.id,
         vector: Array.from(p.vector),
-        payload: { ...filterFields(p), version: p.version },
+        payload: { ...filterFields(p), ...metadataPayload(p.metadata), version: p.version },
       }));
       await this.call(`upsert into ${name}`, () => this.client.upsert(name, { wait: true, points: batch }));
     }
@@ -183,16 +205,24 @@ export class QdrantIndex implements VectorIndex {
   async search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
     const name = this.collection(embedderId);
     const { points } = await this.call(`search in ${name}`, () =>
-      this.client.query(name, { query: Array.from(vector), filter: toQdrantFilter(filter), limit, with_payload: false }),
+      this.client.query(name, { query: Array.from(vector), filter: qdrantFilter(filter), limit, with_payload: false }),
     );
     return points.map((point) => ({ id: String(point.id), score: point.score }));
   }
 
-  /** Deletes the points and keeps the collection, so that its settings and payload indexes stay as they are. */
+  /**
+   * Deletes the points and keeps the collection, so that its settings and payload indexes stay as they are.
+   * Every point written from now on holds metadata: the collection is marked so.
+   */
   async clear(embedderId: string): Promise<void> {
+    const collection = this.collections.get(embedderId);
     const name = this.collection(embedderId);
     // an empty filter matches every point
     await this.call(`clear ${name}`, () => this.client.delete(name, { wait: true, filter: {} }));
+    if (collection && !collection.holdsMetadata) {
+      await this.call(`mark ${name}`, () => this.client.updateCollection(name, { metadata: METADATA_MARK }));
+      collection.holdsMetadata = true;
+    }
   }
 
   async count(embedderId: string): Promise<number> {
@@ -207,19 +237,6 @@ export class QdrantIndex implements VectorIndex {
   }
 
   async close(): Promise<void> {}
-}
-
-/** The search conditions as a Qdrant filter; the user condition is always there. */
-function toQdrantFilter(filter: VectorFilter): Schemas["Filter"] {
-  const must: Schemas["Condition"][] = [{ key: "user_id", match: { value: filter.userId } }];
-  if (filter.type !== undefined) must.push({ key: "type", match: { value: filter.type } });
-  // one condition per tag: a point must carry every one (a single `match.any` would accept any one)
-  for (const tag of filter.tags ?? []) must.push({ key: "tags", match: { value: tag } });
-  if (filter.threadId !== undefined) must.push({ key: "thread_id", match: { value: filter.threadId } });
-  if (filter.fromDate || filter.toDate) {
-    must.push({ key: "created_at", range: { gte: filter.fromDate?.toISOString(), lte: filter.toDate?.toISOString() } });
-  }
-  return { must, must_not: [{ key: "is_archived", match: { value: true } }] };
 }
 
 /** The HTTP status of a failed request, when the server answered. */

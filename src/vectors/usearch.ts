@@ -350,6 +350,11 @@ export class UsearchIndex implements VectorIndex {
     }
   }
 
+  /** Its points keep no metadata. */
+  searchesWhere(): boolean {
+    return false;
+  }
+
   async search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
     return this.space(embedderId).partitions.get(filter.userId)?.search(vector, filter, limit) ?? [];
   }

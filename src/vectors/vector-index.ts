@@ -16,6 +16,8 @@ export interface VectorPoint {
   threadId: string | null;
   isArchived: boolean;
   createdAt: Date;
+  /** The memory's metadata (a JSON object): an index that evaluates metadata conditions itself keeps it. */
+  metadata: unknown;
   /** The memory's updated_at in ms: which state of the memory the point holds. */
   version: number;
 }
@@ -39,7 +41,7 @@ export interface VectorFilter {
   threadId?: string;
   fromDate?: Date;
   toDate?: Date;
-  /** Boolean logic and metadata conditions: only the exact scan takes them (SearchService routes them there). */
+  /** Boolean logic and metadata conditions: for indexes whose `searchesWhere` says so (SearchService routes the rest). */
   where?: FilterClause;
 }
 
@@ -62,6 +64,11 @@ export interface VectorIndex {
   /** Inserts or replaces points (idempotent). */
   upsert(embedderId: string, points: readonly VectorPoint[]): Promise<void>;
   delete(embedderId: string, ids: readonly string[]): Promise<void>;
+  /**
+   * Whether `search` evaluates `filter.where` for this embedder's vectors; when it cannot, SearchService answers
+   * such searches with the exact scan instead.
+   */
+  searchesWhere(embedderId: string): boolean;
   /** The nearest points first, at most `limit`. */
   search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]>;
   /** Removes every point of the embedder (before a rebuild). */

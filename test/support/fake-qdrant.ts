@@ -153,6 +153,8 @@ export class FakeQdrant {
         return wrap({ exists: this.collections.has(name) });
       case "PUT /collections/{name}":
         return wrap(this.createCollection(name, body));
+      case "PATCH /collections/{name}":
+        return wrap(this.updateCollection(name, body));
       case "DELETE /collections/{name}":
         return wrap(this.collections.delete(name));
       case "PUT /collections/{name}/index":
@@ -193,6 +195,17 @@ export class FakeQdrant {
       indexes: new Map(),
       points: new Map(),
     });
+    return true;
+  }
+
+  /** Qdrant merges the metadata given into the collection's (an empty object clears it). */
+  private updateCollection(name: string, body: unknown): true {
+    const collection = this.collection(name);
+    const { metadata } = object(body);
+    if (metadata !== undefined && metadata !== null) {
+      const update = object(metadata);
+      collection.metadata = Object.keys(update).length === 0 ? null : { ...collection.metadata, ...update };
+    }
     return true;
   }
 
@@ -323,7 +336,7 @@ function holds(point: FakePoint, condition: unknown): boolean {
   if (typeof c.key === "string") return fieldHolds(point.payload, c.key, c);
   if (Array.isArray(c.has_id)) return c.has_id.some((id) => String(pointId(id)) === String(point.id));
   if (isObject(c.is_empty) && typeof c.is_empty.key === "string") return values(point.payload, c.is_empty.key).length === 0;
-  if (isObject(c.is_null) && typeof c.is_null.key === "string") return point.payload[c.is_null.key] === null;
+  if (isObject(c.is_null) && typeof c.is_null.key === "string") return at(point.payload, c.is_null.key) === null;
   if ("must" in c || "should" in c || "must_not" in c) return passes(point, c);
   throw new HttpError(422, `fake: unsupported condition ${JSON.stringify(c)}`);
 }
@@ -339,7 +352,7 @@ function fieldHolds(payload: Payload, key: string, c: Payload): boolean {
   }
   if (isObject(c.range)) return found.some((v) => inRange(v, object(c.range)));
   if (c.is_empty === true) return found.length === 0;
-  if (c.is_null === true) return payload[key] === null;
+  if (c.is_null === true) return at(payload, key) === null;
   throw new HttpError(422, `fake: unsupported field condition ${JSON.stringify(c)}`);
 }
 
@@ -359,9 +372,23 @@ function inRange(value: unknown, range: Payload): boolean {
 
 /** The values of a payload field: an array field contributes each element; null and missing none. */
 function values(payload: Payload, key: string): unknown[] {
-  const value = payload[key];
+  const value = at(payload, key);
   if (value === undefined || value === null) return [];
   return Array.isArray(value) ? value.filter((v) => v !== null) : [value];
+}
+
+/**
+ * The value at a key, nested keys separated by dots ("a.b.c"), reached through objects only: Qdrant projects
+ * the objects of an array only when the key says so (`a[].b`), which the fake does not support.
+ */
+function at(payload: Payload, key: string): unknown {
+  if (/[[\]"]/.test(key)) throw new HttpError(422, `fake: unsupported key ${JSON.stringify(key)}`);
+  let value: unknown = payload;
+  for (const part of key.split(".")) {
+    if (!isObject(value) || !Object.hasOwn(value, part)) return undefined;
+    value = value[part];
+  }
+  return value;
 }
 
 function similarity(distance: string, a: number[], b: number[]): number {

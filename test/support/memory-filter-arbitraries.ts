@@ -4,12 +4,13 @@ import type { FilterableMemory } from "./memory-filter-reference.ts";
 
 /**
  * Random memories and filters for the filter contract: few keys and values, so that filters tell memories apart
- * (a filter that matches all or none says little), and only flat lists (lists of lists are outside the contract).
+ * (a filter that matches all or none says little), and only flat lists (lists of lists are outside the contract),
+ * which may hold nulls and objects (no path reaches into those).
  */
 export const THREADS = ["6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a01", "6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a02"];
 const KEYS = ["project", "priority", "due", "nested"];
 const STRINGS = ["apollo", "gemini", "", "2026-05-01"];
-const DATES = ["2026-05-01", "2026-05-01T10:00:00Z", "2026-05-01T10:00:00.250+02:00", "2026-04-30 23:30:00", "2026-06-15T00:00:00Z"];
+const DATES = ["2026-05-01", "2026-05-01T10:00:00Z", "2026-05-01T10:00:00.250+02:00", "2026-05-01T08:00:00.250001Z", "2026-04-30 23:30:00", "2026-06-15T00:00:00Z"];
 
 const scalar = fc.oneof(
   fc.constantFrom(...STRINGS, ...DATES),
@@ -20,7 +21,13 @@ const scalar = fc.oneof(
 const leaf = fc.oneof(
   { weight: 4, arbitrary: scalar },
   { weight: 1, arbitrary: fc.constant(null) },
-  { weight: 2, arbitrary: fc.array(scalar, { maxLength: 3 }) },
+  {
+    weight: 2,
+    arbitrary: fc.array(
+      fc.oneof({ weight: 6, arbitrary: scalar }, fc.constant(null), fc.dictionary(fc.constantFrom(...KEYS), scalar, { maxKeys: 1 })),
+      { maxLength: 3 },
+    ),
+  },
 );
 const metadata = fc.dictionary(
   fc.constantFrom(...KEYS),

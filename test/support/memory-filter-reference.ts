@@ -1,4 +1,4 @@
-import { isoInstant } from "../../src/domain/memory-filter.ts";
+import { isoInstant } from "../../src/vectors/iso-instant.ts";
 import type { FilterClause, MetadataTest, RangeOperator } from "../../src/vectors/filter-clause.ts";
 
 /** The fields a filter reads, as a test's memories hold them. */

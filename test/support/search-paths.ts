@@ -14,6 +14,8 @@ export interface SearchPath {
   /** Starts what the path needs (a fake remote, say) and returns settings for the server. */
   start?: () => Promise<Env>;
   stop?: () => Promise<void>;
+  /** The fake Qdrant the path runs against, once started: its recorded requests tell which index answered. */
+  fake?: () => FakeQdrant | undefined;
 }
 
 /**
@@ -61,5 +63,6 @@ function qdrantPath(): SearchPath {
       return { QDRANT_URL: fake.url, QDRANT_API_KEY: "test-key" };
     },
     stop: async () => fake?.close(),
+    fake: () => fake,
   };
 }

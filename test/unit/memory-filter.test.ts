@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors.ts";
 import { checkMemoryFilter, FILTER_LIMITS, type MemoryFilterInput } from "../../src/domain/memory-filter.ts";
+import { isoInstant } from "../../src/vectors/iso-instant.ts";
 
 /** The error a filter is refused with: its field and reason. */
 function refusal(input: unknown): { field: string | undefined; message: string } {
@@ -62,5 +63,21 @@ describe("checking a memory filter", () => {
 
   it("takes a filter as deep as the limit", () => {
     expect(checkMemoryFilter(nested(FILTER_LIMITS.maxDepth))).toBeDefined();
+  });
+});
+
+describe("reading an ISO 8601 date as memory_instant() does", () => {
+  it.each([
+    ["2026-05-01", Date.UTC(2026, 4, 1)],
+    ["2026-05-01 10:00", Date.UTC(2026, 4, 1, 10)],
+    ["2026-05-01T10:00:00.250+02:00", Date.UTC(2026, 4, 1, 8, 0, 0, 250)],
+    // microseconds count, as in the database: this instant is after the one above
+    ["2026-05-01T08:00:00.250001Z", Date.UTC(2026, 4, 1, 8, 0, 0, 250) + 0.001],
+    ["2026-02-30", undefined],
+    ["2026-05-01T24:00:00Z", undefined],
+  ])("reads %s", (text, instant) => {
+    const read = isoInstant(text);
+    if (instant === undefined) expect(read).toBeUndefined();
+    else expect(read).toBeCloseTo(instant, 4);
   });
 });

@@ -33,6 +33,7 @@ function point(vector: number[], fields: Partial<Omit<VectorPoint, "vector">> = 
     threadId: null,
     isArchived: false,
     createdAt: new Date("2025-01-01T00:00:00Z"),
+    metadata: {},
     version: 1,
     ...fields,
     vector: Float32Array.from(vector),
@@ -75,6 +76,44 @@ describe("QdrantIndex against the fake Qdrant", () => {
     const before = writes();
     await (await ensured()).ensure(EMBEDDER, 4);
     expect(writes()).toBe(before);
+  });
+
+  it("answers metadata conditions on a new collection; on an older one only once a rebuild has cleared it", async () => {
+    expect((await ensured()).searchesWhere(EMBEDDER)).toBe(true);
+    const name = collectionName(EMBEDDER);
+    expect(fake.collections.get(name)!.metadata).toEqual({ embedder_id: EMBEDDER, points_hold_metadata: true });
+    // a collection written by an earlier version: its points hold no metadata
+    fake.collections.get(name)!.metadata = { embedder_id: EMBEDDER };
+    const older = await ensured();
+    expect(older.searchesWhere(EMBEDDER)).toBe(false);
+    await older.clear(EMBEDDER);
+    expect(older.searchesWhere(EMBEDDER)).toBe(true);
+    expect(fake.collections.get(name)!.metadata).toEqual({ embedder_id: EMBEDDER, points_hold_metadata: true });
+    expect((await ensured()).searchesWhere(EMBEDDER)).toBe(true);
+    expect((await open()).searchesWhere("not-ensured")).toBe(false);
+  });
+
+  it("stores the metadata in the shape the filter conditions read", async () => {
+    const index = await ensured();
+    const metadata = {
+      project: "apollo",
+      due: ["2026-05-01", null, { at: "2026-06-01" }, 3, "soon"],
+      nested: { level: 2, empty: {}, gone: null },
+      "not.a.key": 1,
+      "123": "digits",
+      none: [null],
+    };
+    const stored = point([1, 0, 0, 0], { metadata });
+    await index.upsert(EMBEDDER, [stored]);
+    const { payload } = fake.collections.get(collectionName(EMBEDDER))!.points.get(stored.id)!;
+    expect(payload.metadata).toEqual({
+      project: ["apollo"],
+      due: ["2026-05-01", 3, "soon"],
+      nested: { level: [2], empty: {}, gone: [] },
+      none: [],
+    });
+    expect(payload.metadata_instants).toEqual({ project: [], due: [Date.parse("2026-05-01T00:00:00Z")], nested: { level: [], empty: {}, gone: [] }, none: [] });
+    expect((payload.metadata_paths as string[]).sort()).toEqual(["due", "nested", "nested.empty", "nested.level", "project"]);
   });
 
   it("lets two processes ensure the same collection at once", async () => {

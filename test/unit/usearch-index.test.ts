@@ -51,6 +51,7 @@ function point(random: () => number, i: number, userId = USER): VectorPoint {
     threadId: i % 40 === 0 ? THREAD : null,
     isArchived: i % 97 === 0,
     createdAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
+    metadata: {},
     version: 1,
   };
 }
