@@ -1,19 +1,12 @@
 import type { Database } from "../db/database.ts";
+import type { VectorPoint } from "../vectors/vector-index.ts";
 import type { InsertedMemory } from "./memory-rows.ts";
 
-/** A memory as the vector index needs it. */
-export interface IndexRow {
-  id: string;
-  userId: string;
+/** A memory as the vector index needs it: a point's fields, and what its vector and version come from. */
+export interface IndexRow extends Omit<VectorPoint, "vector" | "version"> {
   content: string;
   embedding: Uint8Array | null;
   embedder: string | null;
-  type: string | null;
-  tags: string[];
-  threadId: string | null;
-  isArchived: boolean;
-  createdAt: Date;
-  metadata: unknown;
   updatedAt: Date;
 }
 

@@ -8,17 +8,21 @@ import { freshRows, loadIndexRows, pageIndexRows, type FreshRow, type FreshRows,
 import type { InsertedMemory } from "./memory-rows.ts";
 import type { VectorIndex, VectorPoint } from "../vectors/vector-index.ts";
 
-const BATCH = 500;
-// tasks a background round embeds: enough to keep every encoder thread busy, few enough that a memory written
-// meanwhile soon has its turn
-const EMBED_BATCH = 64;
-// how long a process holds the tasks it is embedding before another (or itself, after a crash) may take them
-const LEASE_S = 120;
-const EMBED_ROUNDS = 2;
+/**
+ * The outbox's rounds: tasks taken at once, how often it looks when not woken, the longest wait before a retry,
+ * how often a long backlog logs its progress.
+ */
+const TASKS = { batch: 500, pollMs: 2_000, maxBackoffSeconds: 300, progressLogMs: 10_000 };
+const EMBEDDING = {
+  // tasks a background round embeds: enough to keep every encoder thread busy, few enough that a memory written
+  // meanwhile soon has its turn
+  batch: 64,
+  // how long a process holds the tasks it is embedding before another (or itself, after a crash) may take them
+  leaseSeconds: 120,
+  // rounds at once when the embedder defers writes: one embeds while the other writes its vectors
+  rounds: 2,
+};
 const REBUILD_PAGE = 256;
-const POLL_MS = 2_000;
-const PROGRESS_LOG_MS = 10_000;
-const MAX_BACKOFF_S = 300;
 
 export interface RebuildProgress {
   done: number;
@@ -126,7 +130,7 @@ export class Indexer {
     return this.serially(async () => {
       const tasks = await this.db.sql.query<Task>(
         `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE available_at <= now() ORDER BY id LIMIT $1`,
-        [BATCH],
+        [TASKS.batch],
       );
       await this.apply(tasks);
       return tasks.length;
@@ -143,7 +147,7 @@ export class Indexer {
       `UPDATE index_tasks SET available_at = now() + make_interval(secs => $2)
         WHERE id IN (SELECT id FROM index_tasks WHERE available_at <= now() ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
         RETURNING id, memory_id AS "memoryId"`,
-      [EMBED_BATCH, LEASE_S],
+      [EMBEDDING.batch, EMBEDDING.leaseSeconds],
     );
     if (tasks.length === 0) return 0;
     const rows = await loadIndexRows(this.db, [...new Set(tasks.map((task) => task.memoryId))]);
@@ -199,7 +203,7 @@ export class Indexer {
       const drain = async () => {
         for (let n = await this.processDue(); n > 0 && !this.stopped; n = await this.processDue()) {
           processed += n;
-          if (performance.now() - logged > PROGRESS_LOG_MS) {
+          if (performance.now() - logged > TASKS.progressLogMs) {
             logged = performance.now();
             this.logger.info({ tasks: processed, waiting: await this.waitingCount() }, "embedding and indexing in the background");
           }
@@ -207,13 +211,13 @@ export class Indexer {
       };
       // background embedding: a second round is leased and embedding while the first is being stored, so the
       // encoder's threads do not wait for the database
-      await Promise.all(Array.from({ length: this.embedder.deferWrites ? EMBED_ROUNDS : 1 }, drain));
+      await Promise.all(Array.from({ length: this.embedder.deferWrites ? EMBEDDING.rounds : 1 }, drain));
       if (processed > 0) this.logger.info({ tasks: processed }, "applied queued index work");
     } catch (error) {
       this.logger.error({ err: error }, "index work failed");
     }
     this.looping = false;
-    if (!this.stopped) this.timer = setTimeout(() => this.wake(), POLL_MS).unref();
+    if (!this.stopped) this.timer = setTimeout(() => this.wake(), TASKS.pollMs).unref();
   }
 
   /** Index tasks queued, due or not. */
@@ -397,7 +401,7 @@ export class Indexer {
       `UPDATE index_tasks SET attempts = attempts + 1, last_error = $2,
               available_at = now() + make_interval(secs => least(power(2, attempts + 1), $3))
         WHERE id = ANY($1::bigint[])`,
-      [tasks.map((task) => String(task.id)), reason.slice(0, 500), MAX_BACKOFF_S],
+      [tasks.map((task) => String(task.id)), reason.slice(0, 500), TASKS.maxBackoffSeconds],
     );
   }
 }
