@@ -112,7 +112,7 @@ async function insertDeduplicated(db: Database, embedderId: string, settings: De
     });
     const stored = new Map((await insertMemories({ sql }, rows)).map((inserted) => [inserted.memory.id, inserted]));
     const found = await memoriesById(sql, decided.flatMap((d) => ("memoryId" in d ? [d.memoryId] : [])));
-    const placed = (d: (typeof decided)[number]): Placement => {
+    const placed = (d: Decision): Placement => {
       if ("memoryId" in d) return { duplicate: found.get(d.memoryId)! };
       if ("candidate" in d) {
         const target = placed(decided[d.candidate]!);

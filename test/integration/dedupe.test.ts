@@ -52,6 +52,9 @@ describe.skipIf(databaseUnavailable())("duplicate guard, asked for per create (D
     // the memory as it was: nothing of the second request is merged into it
     expect(again.body).toEqual({ ...original.body, deduplicated: true });
     expect(await total(suite.user)).toBe(before);
+    // nothing was written: the memory's history is its creation alone
+    const history = await suite.user.api.get(`/api/v1/memories/${original.body.id}/history`);
+    expect(history.body.history.map((version: { action: string }) => version.action)).toEqual(["created"]);
   });
 
   it("stores a copy whose type or thread differs, or whose words do", async () => {
