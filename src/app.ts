@@ -6,6 +6,7 @@ import type { Database, PrismaAdapterWrapper } from "./db/database.ts";
 import { startMaintenance } from "./db/maintenance.ts";
 import { openDatabase } from "./db/open.ts";
 import { startControlServer, type ControlServer } from "./control/server.ts";
+import { backfillContentKeys } from "./domain/dedupe.ts";
 import { keyAdmin } from "./domain/key-admin.ts";
 import { openServices, type ServiceOverrides, type Services } from "./domain/services.ts";
 import { openEmbedder } from "./embeddings/open.ts";
@@ -65,6 +66,9 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   services.relay.start();
   services.deliveries.start();
   services.history.start();
+  // memories written before the duplicate guard get their keys while the server answers (until then only exact
+  // duplicates among newer memories are caught)
+  backfillContentKeys(db, logger).catch((error: unknown) => logger.error({ err: error }, "could not make the duplicate guard's content keys"));
   metrics.watchIndexBacklog(() => services.indexer.waitingCount());
   const rateLimit = await RateLimit.create(config, logger, () => metrics.rateLimited());
   const http = createHttpServer({ config, logger, services, metrics, ...endpoints(config, logger, services, rateLimit, metrics, overrides.now) });

@@ -82,6 +82,9 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   WEBHOOK_DISABLE_AFTER_SECONDS: int(1).default(5 * 24 * 3600),
 
+  DEDUPE: z.enum(["off", "exact", "near"]).default("off"),
+  DEDUPE_NEAR_SIMILARITY: z.coerce.number({ error: "expected a number from 0 to 1" }).min(0).max(1).default(0.95),
+
   HISTORY_RETENTION_DAYS: int(0, 36_500).default(30),
   READINESS_TIMEOUT_MS: int(1, 60_000).default(2_000),
   METRICS_TOKEN: z.string().min(1).optional(),
@@ -112,6 +115,16 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
   /** Connections beyond this are refused at once. */
   maxConnections: number;
+}
+
+/** The duplicate guard on creates (src/domain/dedupe.ts). */
+export interface DedupeSettings {
+  /** The rule for creates that do not say (DEDUPE); `dedupe: true` is `exact` unless this is `near`. */
+  mode: "off" | "exact" | "near";
+  /** The least cosine similarity at which `near` takes two texts for one (DEDUPE_NEAR_SIMILARITY). */
+  nearSimilarity: number;
+  /** How many of the user's newest memories of the same type and thread a near check compares at most. */
+  nearScanMax: number;
 }
 
 /** How webhook deliveries are made and retried. */
@@ -161,6 +174,7 @@ export interface Config {
   introspection: boolean;
   shutdownTimeoutMs: number;
   webhooks: WebhookSettings;
+  dedupe: DedupeSettings;
   /** How long each /readyz check may take before it counts as failed. */
   /** How long the history of a deleted memory is kept. */
   historyRetentionDays: number;
@@ -240,6 +254,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
     },
+    // a near check compares the same newest memories an exact-scan search would
+    dedupe: { mode: e.DEDUPE, nearSimilarity: e.DEDUPE_NEAR_SIMILARITY, nearScanMax: e.EXACT_SEARCH_MAX_MEMORIES },
     historyRetentionDays: e.HISTORY_RETENTION_DAYS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     metricsToken: e.METRICS_TOKEN,

@@ -22,9 +22,10 @@ export interface Memory {
   updated_at: string;
 }
 
-/** The create response: the memory, with `ok: true`. */
+/** The create response: the memory, with `ok: true`; `deduplicated: true` when it is one you already had. */
 export interface CreatedMemory extends Memory {
   ok: true;
+  deduplicated?: true;
 }
 
 /**
@@ -41,7 +42,11 @@ export interface MemoryFields {
   thread_id?: string | null;
 }
 
-export type CreateMemoryInput = ContentInput & MemoryFields;
+export type CreateMemoryInput = ContentInput &
+  MemoryFields & {
+    /** true: answer a memory you already have with this content, type and thread instead of storing a copy. */
+    dedupe?: boolean;
+  };
 
 /** PATCH: what is sent changes, what is left out stays; `null` clears a field. */
 export type UpdateMemoryInput = (ContentInput | { content?: undefined; data?: undefined }) &
@@ -128,6 +133,8 @@ export interface BatchItemResult {
   success: boolean;
   /** Present when success is true. */
   id?: string;
+  /** Present (true) when the item was one you already had: `id` is that memory's. */
+  deduplicated?: true;
   /** Present when success is false. */
   error?: { code?: string; message: string };
 }

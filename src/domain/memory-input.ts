@@ -18,6 +18,8 @@ export interface MemoryInput {
   metadata?: unknown;
   threadId?: string | null;
   isArchived?: boolean | null;
+  /** A create only: whether to answer an existing duplicate instead of storing (dedupe.ts); absent: the server's rule. */
+  dedupe?: boolean | null;
 }
 
 /** A memory's writable fields, checked and normalised. */

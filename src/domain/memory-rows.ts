@@ -1,6 +1,7 @@
 import type { Database, Sql } from "../db/database.ts";
 import { packBytes, unpackSql } from "../db/packed-bytes.ts";
 import type { Memory } from "../generated/prisma/client.ts";
+import { contentKey } from "./content-key.ts";
 import { insertTermsSql, LEXICAL_VERSION, termParams, termRows } from "./lexical.ts";
 import type { MemoryValues } from "./memory-input.ts";
 
@@ -51,7 +52,7 @@ export async function lockOwnThread(sql: Sql, userId: string, threadId: string):
  * Written in SQL rather than through Prisma because it is the hottest write: Prisma's transaction, insert and
  * read-back cost three times as much on the embedded database.
  */
-export async function insertMemories(db: Database, memories: readonly NewMemory[]): Promise<InsertedMemory[]> {
+export async function insertMemories(db: Pick<Database, "sql">, memories: readonly NewMemory[]): Promise<InsertedMemory[]> {
   if (memories.length === 0) return [];
   const embeddings = packBytes(memories.map((m) => m.embedding));
   const rows = memories.map((m, i) => ({
@@ -61,6 +62,7 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
     id: m.id,
     user_id: m.userId,
     content: m.content,
+    content_key: contentKey(m.content, m.data !== null),
     data: m.data,
     type: m.type,
     tags: m.tags,
@@ -76,12 +78,13 @@ export async function insertMemories(db: Database, memories: readonly NewMemory[
     `WITH x AS (
        SELECT r.*, ${unpackSql("$2::bytea", "r.at", "r.len")} AS embedding
          FROM jsonb_to_recordset($1::jsonb) AS r(n bigint, at int, len int, id uuid, user_id uuid, content text,
-                data jsonb, type text, tags text[], metadata jsonb, thread_id uuid, is_archived boolean,
+                content_key text, data jsonb, type text, tags text[], metadata jsonb, thread_id uuid, is_archived boolean,
                 workspace_id text, legacy_user_id text, embedder text, written_by_key uuid)),
      m AS (
-       INSERT INTO memories (id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
-                             legacy_user_id, embedding, embedder, written_by_key, lexical_version, created_at, updated_at)
-       SELECT id, user_id, content, data, type, tags, metadata, thread_id, is_archived, workspace_id,
+       INSERT INTO memories (id, user_id, content, content_key, data, type, tags, metadata, thread_id, is_archived,
+                             workspace_id, legacy_user_id, embedding, embedder, written_by_key, lexical_version, created_at,
+                             updated_at)
+       SELECT id, user_id, content, content_key, data, type, tags, metadata, thread_id, is_archived, workspace_id,
               legacy_user_id, embedding, embedder, written_by_key, $6, now(), now()
          FROM x WHERE thread_id IS NULL OR ${ownThreadSql("x.thread_id", "x.user_id")} ORDER BY n
        RETURNING ${MEMORY_COLUMNS}),
@@ -129,6 +132,10 @@ const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?:
 export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<void> {
   const params: unknown[] = [id];
   const sets = ["updated_at = now()"];
+  if (changes.content !== undefined) {
+    params.push(contentKey(changes.content, changes.data != null));
+    sets.push(`content_key = $${params.length}::text`);
+  }
   for (const [field, value] of Object.entries(changes) as [keyof MemoryChanges, unknown][]) {
     if (value === undefined) continue;
     const [column, type, json] = COLUMNS[field];

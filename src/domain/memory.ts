@@ -3,10 +3,11 @@ import type { Principal } from "./principal.ts";
 import { AppError, invalid, notFound } from "../errors.ts";
 import type { Memory, Prisma } from "../generated/prisma/client.ts";
 import { Coalescer } from "./coalesce.ts";
+import type { DedupeMode, DuplicateGuard, Placement } from "./dedupe.ts";
 import { GroupInsert } from "./group-insert.ts";
 import { isUuid, newId } from "./ids.ts";
 import { LEXICAL_VERSION, replaceTerms } from "./lexical.ts";
-import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type MemoryChanges } from "./memory-rows.ts";
+import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type InsertedMemory, type MemoryChanges } from "./memory-rows.ts";
 import {
   checkTags,
   checkType,
@@ -39,9 +40,14 @@ export const DEFAULT_LIST_LIMIT = 20;
 /** The most items one batch create may hold; fixed by the API specification. */
 export const MAX_BATCH_ITEMS = 100;
 
+/** A create's answer: the memory stored, or the one already stored that the duplicate guard answered instead. */
+export type CreatedMemory = Memory & { deduplicated?: boolean };
+
 export interface BatchItemOutcome {
   success: boolean;
   memory?: Memory;
+  /** The memory was stored already: the duplicate guard answered it instead of storing a copy. */
+  deduplicated?: boolean;
   /** Why the item was not stored. */
   error?: AppError;
 }
@@ -86,7 +92,10 @@ export class MemoryService extends WritingService {
 
   private readonly inserts: GroupInsert;
 
-  constructor(...deps: ConstructorParameters<typeof WritingService>) {
+  constructor(
+    private readonly guard: DuplicateGuard,
+    ...deps: ConstructorParameters<typeof WritingService>
+  ) {
     super(...deps);
     this.inserts = new GroupInsert(this.db, this.db.singleWriter ? 1 : POSTGRES_INSERTS_IN_FLIGHT);
   }
@@ -163,7 +172,13 @@ export class MemoryService extends WritingService {
     return where;
   }
 
-  async create(principal: Principal, input: MemoryInput, origin?: LegacyOrigin): Promise<Memory> {
+  async create(principal: Principal, input: MemoryInput, origin?: LegacyOrigin): Promise<CreatedMemory> {
+    // the deprecated collection route keeps the answers its clients know: it never deduplicates
+    if (!origin && this.guard.modeOf(input.dedupe) !== "off") {
+      const [outcome] = (await this.batchCreate(principal, [input])).results;
+      if (outcome!.error) throw outcome!.error;
+      return { ...outcome!.memory!, deduplicated: outcome!.deduplicated === true };
+    }
     const values = completeValues(input, this.limits);
     const [vector] = (await this.indexer.embedForWrite([values.content])) ?? [];
     const row = { ...values, ...origin, id: newId(), userId: principal.userId, writtenByKey: principal.keyId, ...this.indexer.embeddingColumns(vector) };
@@ -181,7 +196,7 @@ export class MemoryService extends WritingService {
    * when others are not. One embedder call for the batch, and one statement (so one transaction) to store it,
    * which also checks the threads (so that one deleted meanwhile fails its items alone).
    */
-  async batchCreate(principal: Principal, items: readonly MemoryInput[]): Promise<BatchOutcome> {
+  async batchCreate(principal: Principal, items: readonly MemoryInput[], dedupe?: boolean | null): Promise<BatchOutcome> {
     if (items.length < 1 || items.length > MAX_BATCH_ITEMS) {
       throw invalid("items", `must hold 1 to ${MAX_BATCH_ITEMS} memories (it holds ${items.length})`);
     }
@@ -195,23 +210,47 @@ export class MemoryService extends WritingService {
         results[index] = { success: false, error };
       }
     });
-    const vectors = await this.indexer.embedForWrite(valid.map((v) => v.values.content));
-    const rows = valid.map(({ index, values }, k) => ({
-      index,
-      row: { ...values, id: newId(), userId: principal.userId, writtenByKey: principal.keyId, ...this.indexer.embeddingColumns(vectors?.[k]) },
+    const modes = valid.map(({ index }) => this.guard.modeOf(items[index]!.dedupe ?? dedupe));
+    const vectors = await this.vectorsFor(valid.map((v) => v.values.content), modes);
+    const rows = valid.map(({ values }, k) => ({
+      ...values,
+      id: newId(),
+      userId: principal.userId,
+      writtenByKey: principal.keyId,
+      ...this.indexer.embeddingColumns(vectors[k]),
     }));
-    const stored = await insertMemories(this.db, rows.map(({ row }) => row));
+    const placements = modes.every((mode) => mode === "off")
+      ? placed(rows, await insertMemories(this.db, rows))
+      : await this.guard.store(rows.map((row, k) => ({ row, mode: modes[k]!, vector: vectors[k] })));
+    const stored = placements.flatMap((placement) => ("stored" in placement ? [placement.stored] : []));
     if (stored.length) {
       this.totals.changed(principal.userId, stored.map(({ memory }) => memory.id));
       this.relay.wake();
     }
     await this.indexer.indexInserted(stored);
-    const byId = new Map(stored.map(({ memory }) => [memory.id, memory]));
-    for (const { index, row } of rows) {
-      const memory = byId.get(row.id);
-      results[index] = memory ? { success: true, memory } : { success: false, error: unknownThread() };
-    }
-    return { results, successful: stored.length, failed: items.length - stored.length };
+    placements.forEach((placement, k) => {
+      results[valid[k]!.index] =
+        "stored" in placement ? { success: true, memory: placement.stored.memory }
+        : "duplicate" in placement ? { success: true, memory: placement.duplicate, deduplicated: true }
+        : { success: false, error: unknownThread() };
+    });
+    const successful = results.filter((result) => result.success).length;
+    return { results, successful, failed: items.length - successful };
+  }
+
+  /**
+   * The vectors to store with new contents: the write's own (an embedder fast enough to wait for), else, for
+   * contents the near-duplicate check compares, the guard's (which are then stored too, saving their background
+   * embedding); undefined where there is none.
+   */
+  private async vectorsFor(texts: readonly string[], modes: readonly DedupeMode[]): Promise<(Float32Array | undefined)[]> {
+    const written = await this.indexer.embedForWrite(texts);
+    if (written) return written;
+    const near = texts.flatMap((text, k) => (modes[k] === "near" ? [{ text, k }] : []));
+    const made = (await this.guard.vectors(near.map(({ text }) => text))) ?? [];
+    const vectors: (Float32Array | undefined)[] = new Array(texts.length);
+    near.forEach(({ k }, i) => (vectors[k] = made[i]));
+    return vectors;
   }
 
   /** PATCH: what is not sent is kept. */
@@ -276,6 +315,15 @@ export class MemoryService extends WritingService {
     this.relay.wake();
     await this.indexer.flush([id]);
   }
+}
+
+/** Placements of rows stored without the guard: each stored, or left out (its thread is not the user's). */
+function placed(rows: readonly { id: string }[], stored: readonly InsertedMemory[]): Placement[] {
+  const byId = new Map(stored.map((inserted) => [inserted.memory.id, inserted]));
+  return rows.map((row) => {
+    const inserted = byId.get(row.id);
+    return inserted ? { stored: inserted } : { leftOut: true };
+  });
 }
 
 /** `query`, or every column but the embedding when it selects nothing; with `fields` when it selects at all. */

@@ -7,6 +7,7 @@ import { DeliveryWorker } from "../webhooks/delivery-worker.ts";
 import type { WebhookBody } from "../webhooks/queue-deliveries.ts";
 import { openEmbedder } from "../embeddings/open.ts";
 import type { Logger } from "../logger.ts";
+import { DuplicateGuard } from "./dedupe.ts";
 import { HistoryService } from "./history.ts";
 import { openVectorIndex } from "../vectors/open.ts";
 import type { VectorIndex } from "../vectors/vector-index.ts";
@@ -108,7 +109,7 @@ function createServices(
     users: new UserService(db),
     idempotency: new IdempotencyService(db),
     apiKeys: new ApiKeyService(db),
-    memories: new MemoryService(db, config.limits, totals, indexer, relay),
+    memories: new MemoryService(new DuplicateGuard(db, embedder, logger, config.dedupe), db, config.limits, totals, indexer, relay),
     threads: new ThreadService(db, config.limits, totals, indexer, relay),
     search,
     recall: new RecallService(db, search, termStats, termIndex),

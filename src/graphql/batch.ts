@@ -1,6 +1,6 @@
 import type { BatchItemOutcome, BatchOutcome } from "../domain/memory.ts";
 import { builder } from "./builder.ts";
-import { CreateMemoryInput, MemoryRef } from "./memory.ts";
+import { CreateMemoryInput, dedupeDescription, MemoryRef } from "./memory.ts";
 
 /** An item's error as data: GraphQL would raise an Error a resolver returns. */
 interface ItemError {
@@ -20,6 +20,10 @@ const BatchItemError = builder.objectRef<ItemError>("BatchItemError").implement(
 const BatchItemResult = builder.objectRef<BatchItemOutcome>("BatchItemResult").implement({
   fields: (t) => ({
     success: t.exposeBoolean("success"),
+    deduplicated: t.boolean({
+      description: "The item's memory was stored already: it is answered (id, memory) instead of a copy.",
+      resolve: (item) => item.deduplicated === true,
+    }),
     id: t.id({ nullable: true, resolve: (item) => item.memory?.id ?? null }),
     memory: t.field({ type: MemoryRef, nullable: true, resolve: (item) => item.memory ?? null }),
     error: t.field({
@@ -33,7 +37,7 @@ const BatchItemResult = builder.objectRef<BatchItemOutcome>("BatchItemResult").i
 const BatchSummary = builder.objectRef<BatchOutcome>("BatchSummary").implement({
   fields: (t) => ({
     total: t.int({ description: "Items submitted.", resolve: (batch) => batch.results.length }),
-    successful: t.exposeInt("successful", { description: "Items stored." }),
+    successful: t.exposeInt("successful", { description: "Items stored, or answered by a duplicate already stored." }),
     failed: t.exposeInt("failed"),
   }),
 });
@@ -49,8 +53,11 @@ builder.mutationField("batchCreateMemories", (t) =>
   t.field({
     type: BatchResult,
     description:
-      "Creates 1 to 100 memories. Each item is checked on its own: valid items are stored even when others are not.",
-    args: { items: t.arg({ type: [CreateMemoryInput], required: true }) },
-    resolve: (_root, { items }, { principal, services }) => services.memories.batchCreate(principal, items),
+      "Creates 1 to 100 memories. Each item is checked on its own: valid items are stored even when others are not. An item deduplicated against a memory already stored, or against an earlier item, answers that memory.",
+    args: {
+      items: t.arg({ type: [CreateMemoryInput], required: true }),
+      dedupe: t.arg.boolean({ description: `For the items that do not say: ${dedupeDescription}` }),
+    },
+    resolve: (_root, { items, dedupe }, { principal, services }) => services.memories.batchCreate(principal, items, dedupe),
   }),
 );

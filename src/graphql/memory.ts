@@ -41,6 +41,11 @@ export const MemoryRef = builder.prismaObject("Memory", {
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    deduplicated: t.boolean({
+      description:
+        "True only in the answer to a create (createMemory, a batch item's memory) that found this memory already stored and answered it instead of storing a copy (see CreateMemoryInput.dedupe); false everywhere else.",
+      resolve: (memory) => "deduplicated" in memory && memory.deduplicated === true,
+    }),
   }),
 });
 
@@ -93,7 +98,13 @@ const memoryFields = (t: InputFieldBuilder<SchemaTypes, "InputObject">) => ({
   isArchived: t.boolean(),
 });
 
-export const CreateMemoryInput = builder.inputType("CreateMemoryInput", { fields: memoryFields });
+/** Whether a create answers a duplicate already stored instead of storing a copy. */
+export const dedupeDescription =
+  "true: when you already have a memory with the same content (Unicode NFKC, case and whitespace aside; a record by its canonical JSON), type and thread (or, when the server's DEDUPE is near, one at least DEDUPE_NEAR_SIMILARITY similar), answer it (deduplicated: true) instead of storing a copy. false: always store. Absent: the server's DEDUPE rule.";
+
+export const CreateMemoryInput = builder.inputType("CreateMemoryInput", {
+  fields: (t) => ({ ...memoryFields(t), dedupe: t.boolean({ description: dedupeDescription }) }),
+});
 const UpdateMemoryInput = builder.inputType("UpdateMemoryInput", {
   description: "A partial update: fields not given are kept; null clears a field.",
   fields: memoryFields,

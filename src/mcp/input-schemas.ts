@@ -69,7 +69,7 @@ export function inputSchemas(limits: Limits) {
   const offset = (what: string) => fromParam(offsetParam(what));
 
   return {
-    remember: object(fields("MemoryCreate", ["content", "type", "tags", "metadata", "thread_id"]), ["content"]),
+    remember: object(fields("MemoryCreate", ["content", "type", "tags", "metadata", "thread_id", "dedupe"]), ["content"]),
     recall: object(
       { ...fields("RecallRequest", ["query", "thread_id"]), limit: fromParam(limitParam(DEFAULT_RECALL_LIMIT, "memories")) },
       ["query"],

@@ -24,7 +24,8 @@ const DEFINITIONS: Record<ToolName, ToolDefinition> = {
       "Store a memory about the user: a fact, preference, event, plan or task worth knowing in a later conversation. " +
       "content is text (one self-contained statement works best) or a JSON object for a structured record. Give a type " +
       "(preference, observation, journal, task, insight): recall answers questions about the user from their preference " +
-      "memories. Returns the memory stored, with its id.",
+      "memories. Returns the memory stored, with its id; with dedupe: true, a memory the user already has with the same " +
+      "content, type and thread is returned instead (deduplicated: true) and nothing is stored.",
     route: "POST /api/v1/memory",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },

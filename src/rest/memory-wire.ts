@@ -50,7 +50,7 @@ const writable: Record<string, string> = {
 };
 
 // fields of a memory as the API returns it: a client may send a fetched memory back with PUT
-const readOnly = new Set(["id", "ok", "created_at", "updated_at"]);
+const readOnly = new Set(["id", "ok", "deduplicated", "created_at", "updated_at"]);
 
 /**
  * A REST memory body as the GraphQL memory input; `content` may be text or a structured record. `whole` names
@@ -71,4 +71,14 @@ export function memoryInputOf(body: unknown, whole = "body"): Record<string, unk
     }
   }
   return input;
+}
+
+/**
+ * A create body (POST /api/v1/memory, a batch item) as the GraphQL create input: a memory, and `dedupe`, which
+ * only a create takes (its type is GraphQL's to check).
+ */
+export function createInputOf(body: unknown, whole = "body"): Record<string, unknown> {
+  if (!isPlainObject(body) || !Object.hasOwn(body, "dedupe")) return memoryInputOf(body, whole);
+  const { dedupe, ...memory } = body;
+  return { ...memoryInputOf(memory, whole), dedupe };
 }

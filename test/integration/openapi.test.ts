@@ -196,6 +196,11 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
       check(
         "post",
         "/api/v1/memory",
+        await api.post("/api/v1/memory", { content: "I prefer tea to coffee", type: "preference", thread_id: thread.body.id, dedupe: true }),
+      );
+      check(
+        "post",
+        "/api/v1/memory",
         await api.post("/api/v1/memory", { content: { drink: "tea" }, metadata: { source: "test" } }),
       );
       const id = text.body.id as string;
@@ -227,6 +232,11 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
         "post",
         "/api/v1/memory/batch",
         await api.post("/api/v1/memory/batch", { memories: [{ content: "three" }, { content: "" }] }),
+      );
+      check(
+        "post",
+        "/api/v1/memory/batch",
+        await api.post("/api/v1/memory/batch", { memories: [{ content: "three" }, { content: "four", dedupe: false }], dedupe: true }),
       );
       check("get", "/api/v1/threads", await api.get("/api/v1/threads?status=active"));
       check("get", "/api/v1/threads/{id}", await api.get(`/api/v1/threads/${thread.body.id}?include_memories=true&limit=5`));

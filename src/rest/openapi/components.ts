@@ -95,7 +95,14 @@ export function schemas(limits: Limits): Record<string, Schema> {
     description: "Archived memories stay listed but are left out of search and recall.",
   };
   const memoryFields = { content, type, tags, metadata, thread_id: threadId, is_archived: isArchived };
-  const memoryBodyIgnored = ignored(["id", "ok", "created_at", "updated_at"]);
+  const memoryBodyIgnored = ignored(["id", "ok", "deduplicated", "created_at", "updated_at"]);
+  const dedupe: Schema = {
+    type: "boolean",
+    description:
+      "true: when you already have a memory with the same content (Unicode NFKC, case and whitespace aside; a record by " +
+      "its canonical JSON), type and thread — or, when the server's DEDUPE is near, one at least DEDUPE_NEAR_SIMILARITY " +
+      "similar — answer it (`deduplicated: true`) instead of storing a copy. false: always store. Absent: the server's DEDUPE rule.",
+  };
   // what legacy clients send to the record routes they share with current ones (src/rest/legacy-fields.ts)
   const legacyNote = "Sent by legacy clients: accepted, ignored, and X-API-Warn says so.";
   const legacyRecordFields: Record<string, Schema> = {
@@ -141,11 +148,17 @@ export function schemas(limits: Limits): Record<string, Schema> {
     },
     Memory: MEMORY_SCHEMA,
     CreatedMemory: withExtra("ok", { const: true }, "The memory created, with `ok: true`."),
+    DeduplicatedMemory: {
+      ...MEMORY_SCHEMA,
+      description: "The memory you already had, answered instead of a copy, with `ok: true` and `deduplicated: true`.",
+      required: [...MEMORY_SCHEMA.required!, "ok", "deduplicated"],
+      properties: { ...MEMORY_SCHEMA.properties, ok: { const: true }, deduplicated: { const: true } },
+    },
     MemoryCreate: {
       type: "object",
       description: "A new memory. Fields other than content take their defaults when left out.",
       required: ["content"],
-      properties: { ...memoryFields, ...memoryBodyIgnored },
+      properties: { ...memoryFields, dedupe, ...memoryBodyIgnored },
       additionalProperties: false,
     },
     MemoryReplace: {
@@ -251,6 +264,7 @@ export function schemas(limits: Limits): Record<string, Schema> {
           required: ["memories"],
           properties: {
             memories: { type: "array", minItems: 1, maxItems: MAX_BATCH_ITEMS, items: ref("schemas", "MemoryCreate") },
+            dedupe: { type: "boolean", description: "`dedupe` for the items that do not give their own." },
           },
           additionalProperties: false,
         },
@@ -279,7 +293,11 @@ export function schemas(limits: Limits): Record<string, Schema> {
               {
                 type: "object",
                 required: ["success", "id"],
-                properties: { success: { const: true }, id: uuid("The memory stored.") },
+                properties: {
+                  success: { const: true },
+                  id: uuid("The memory stored, or the one already stored that answers a deduplicated item."),
+                  deduplicated: { const: true, description: "Present when the item was deduplicated: nothing was stored for it." },
+                },
                 additionalProperties: false,
               },
               {

@@ -101,8 +101,8 @@ function operation(route: RouteInfo, doc: RouteDoc, config: Config): Operation {
     ...(doc.query ?? []),
     ...(post ? [ref("parameters", "Idempotency-Key")] : []),
   ];
-  const success: Response = {
-    description: doc.success.description,
+  const success = (answer: RouteDoc["success"]): Response => ({
+    description: answer.description,
     headers: {
       ...requestIdHeader(),
       ...rateLimitHeaders(),
@@ -111,11 +111,11 @@ function operation(route: RouteInfo, doc: RouteDoc, config: Config): Operation {
     },
     content: {
       "application/json": {
-        schema: doc.success.schema,
-        ...(doc.success.example === undefined ? {} : { example: doc.success.example }),
+        schema: answer.schema,
+        ...(answer.example === undefined ? {} : { example: answer.example }),
       },
     },
-  };
+  });
   return {
     operationId: doc.operationId,
     tags: [doc.tag],
@@ -132,7 +132,8 @@ function operation(route: RouteInfo, doc: RouteDoc, config: Config): Operation {
         }
       : {}),
     responses: {
-      [String(doc.success.status)]: success,
+      [String(doc.success.status)]: success(doc.success),
+      ...(doc.alternative ? { [String(doc.alternative.status)]: success(doc.alternative) } : {}),
       ...errorResponses({ method: route.method, deprecation: route.deprecation, errors: doc.errors ?? {} }, config),
     },
   };

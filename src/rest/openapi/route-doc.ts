@@ -19,6 +19,8 @@ export interface RouteDoc {
     examples: Record<string, { summary: string; value: unknown }>;
   };
   success: { status: 200 | 201; description: string; schema: Schema; example?: unknown };
+  /** Another success the route may answer with instead (a create that stored nothing: 200). */
+  alternative?: RouteDoc["success"];
   errors?: RouteErrors;
 }
 

@@ -5,12 +5,13 @@ import { MAX_BATCH_ITEMS } from "../../domain/memory.ts";
 import { restError } from "../errors.ts";
 import { EXAMPLE_MEMORY_ID, type RouteDoc } from "../openapi/route-doc.ts";
 import { ref } from "../openapi/types.ts";
-import { memoryInputOf } from "../memory-wire.ts";
+import { createInputOf } from "../memory-wire.ts";
 import { coerceValue, Operation } from "../operation.ts";
 import type { RestHandler, Router } from "../router.ts";
 
 interface ItemResult {
   success: boolean;
+  deduplicated: boolean;
   id: string | null;
   error: { code: string; message: string; field: string | null } | null;
 }
@@ -20,21 +21,26 @@ interface ItemResult {
 const batchCreate = new Operation<{
   batchCreateMemories: { results: ItemResult[] };
 }>(/* GraphQL */ `
-  mutation RestBatchCreate($items: [CreateMemoryInput!]!) {
-    batchCreateMemories(items: $items) {
-      results { success id error { code message field } }
+  mutation RestBatchCreate($items: [CreateMemoryInput!]!, $dedupe: Boolean) {
+    batchCreateMemories(items: $items, dedupe: $dedupe) {
+      results { success deduplicated id error { code message field } }
     }
   }
 `);
 
-type RestItemResult = { success: true; id: string } | { success: false; error: { code: string; message: string } };
+type RestItemResult =
+  | { success: true; id: string; deduplicated?: true }
+  | { success: false; error: { code: string; message: string } };
 
 const failure = (error: AppError): RestItemResult => ({ success: false, error: restError(error) });
 
-/** The items of a batch body: a bare array, or {"memories": [...]}. */
-function itemsOf(body: unknown): unknown[] {
-  if (Array.isArray(body)) return body;
-  if (isPlainObject(body) && Object.keys(body).length === 1 && Array.isArray(body.memories)) return body.memories;
+/** The items of a batch body, a bare array or {"memories": [...], "dedupe"?: boolean}, and its `dedupe`. */
+function itemsOf(body: unknown): { items: unknown[]; dedupe?: boolean } {
+  if (Array.isArray(body)) return { items: body };
+  if (isPlainObject(body) && Array.isArray(body.memories) && Object.keys(body).every((key) => key === "memories" || key === "dedupe")) {
+    if (body.dedupe !== undefined && typeof body.dedupe !== "boolean") throw invalid("dedupe", "must be true or false");
+    return { items: body.memories, dedupe: body.dedupe };
+  }
   throw invalid("body", 'must be an array of memories, or an object {"memories": [...]}');
 }
 
@@ -45,7 +51,9 @@ const batchDoc: RouteDoc = {
   description:
     `Creates 1 to ${MAX_BATCH_ITEMS} memories. Each item is checked on its own: the valid ones are stored even when ` +
     "others are refused, and the answer says which. Only a body that is not a list of 1 to " +
-    `${MAX_BATCH_ITEMS} items fails as a whole (400).`,
+    `${MAX_BATCH_ITEMS} items fails as a whole (400). With \`dedupe\` (for every item, or an item's own), an item you ` +
+    "already have — or that an earlier item of the batch holds — answers that memory's id with `deduplicated: true` " +
+    "(see Create a memory).",
   body: {
     schema: ref("schemas", "BatchRequest"),
     examples: {
@@ -59,6 +67,10 @@ const batchDoc: RouteDoc = {
       wrapped: {
         summary: 'Wrapped as {"memories": [...]}',
         value: { memories: [{ content: "Works from Lisbon", type: "observation" }, { content: "" }] },
+      },
+      deduplicated: {
+        summary: "Storing only what you do not have yet",
+        value: { memories: [{ content: "Works from Lisbon" }, { content: "works from  lisbon" }], dedupe: true },
       },
     },
   },
@@ -79,7 +91,7 @@ const batchDoc: RouteDoc = {
 /** POST /api/v1/memory/batch: each item is checked on its own, so one malformed item fails alone. */
 export const batch: RestHandler = async ({ query, body, schema, context }) => {
   query.only([]);
-  const items = itemsOf(await body());
+  const { items, dedupe } = itemsOf(await body());
   if (items.length < 1 || items.length > MAX_BATCH_ITEMS) {
     throw invalid("memories", `must hold 1 to ${MAX_BATCH_ITEMS} items (it holds ${items.length})`);
   }
@@ -89,18 +101,20 @@ export const batch: RestHandler = async ({ query, body, schema, context }) => {
   const wellFormed: { index: number; input: unknown }[] = [];
   items.forEach((item, index) => {
     try {
-      wellFormed.push({ index, input: coerceValue(memoryInputOf(item, "item"), itemType as GraphQLInputType) });
+      wellFormed.push({ index, input: coerceValue(createInputOf(item, "item"), itemType as GraphQLInputType) });
     } catch (error) {
       results[index] = failure(asAppError(error));
     }
   });
   if (wellFormed.length) {
-    const { batchCreateMemories: done } = await batchCreate.runCoerced(schema, context, { items: wellFormed.map((w) => w.input) });
+    const { batchCreateMemories: done } = await batchCreate.runCoerced(schema, context, { items: wellFormed.map((w) => w.input), dedupe });
     done.results.forEach((result, k) => {
       const { index } = wellFormed[k]!;
-      results[index] = result.success
-        ? { success: true, id: result.id! }
-        : { success: false, error: restError(result.error!) };
+      results[index] = !result.success
+        ? { success: false, error: restError(result.error!) }
+        : result.deduplicated
+          ? { success: true, id: result.id!, deduplicated: true }
+          : { success: true, id: result.id! };
     });
   }
   const successful = results.filter((result) => result.success).length;

@@ -19,12 +19,12 @@ import {
 import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
 import { pageSelection, restPage } from "../page-wire.ts";
-import { MEMORY_FRAGMENT, memoryInputOf, restMemory, type MemoryView } from "../memory-wire.ts";
+import { createInputOf, MEMORY_FRAGMENT, restMemory, type MemoryView } from "../memory-wire.ts";
 import type { RestHandler, RestRequest, RestResponse, Router } from "../router.ts";
 
-const createMemory = new Operation<{ createMemory: MemoryView }>(/* GraphQL */ `
+const createMemory = new Operation<{ createMemory: MemoryView & { deduplicated: boolean } }>(/* GraphQL */ `
   mutation RestCreateMemory($input: CreateMemoryInput!) {
-    createMemory(input: $input) { ...RestMemory }
+    createMemory(input: $input) { ...RestMemory deduplicated }
   }
   ${MEMORY_FRAGMENT}
 `);
@@ -55,7 +55,10 @@ const createDoc: RouteDoc = {
   tag: "Memories",
   summary: "Create a memory",
   description:
-    "Stores a memory owned by the API key's user. It is searchable as soon as the index has taken it in (within moments).",
+    "Stores a memory owned by the API key's user. It is searchable as soon as the index has taken it in (within moments). " +
+    "With `dedupe: true` (or the server's `DEDUPE` rule), a memory you already have with the same content (Unicode NFKC, " +
+    "case and whitespace aside), type and thread — or, when `DEDUPE` is `near`, one at least `DEDUPE_NEAR_SIMILARITY` " +
+    "similar — is answered instead (200, its own fields, `deduplicated: true`) and nothing is stored.",
   body: {
     schema: ref("schemas", "MemoryCreate"),
     examples: {
@@ -67,6 +70,10 @@ const createDoc: RouteDoc = {
         summary: "A structured record",
         value: { content: { drink: "tea", milk: false }, type: "preference" },
       },
+      deduplicated: {
+        summary: "Unless you have it already",
+        value: { content: "I prefer tea to coffee", type: "preference", dedupe: true },
+      },
     },
   },
   success: {
@@ -75,13 +82,21 @@ const createDoc: RouteDoc = {
     schema: ref("schemas", "CreatedMemory"),
     example: { ...EXAMPLE_MEMORY, ok: true },
   },
+  alternative: {
+    status: 200,
+    description: "Deduplicated: the memory you already had, unchanged; nothing was stored.",
+    schema: ref("schemas", "DeduplicatedMemory"),
+    example: { ...EXAMPLE_MEMORY, ok: true, deduplicated: true },
+  },
 };
 
 /** POST /api/v1/memory */
 export const create: RestHandler = async ({ query, body, schema, context }) => {
   query.only([]);
-  const input = memoryInputOf(await body());
+  const input = createInputOf(await body());
   const { createMemory: memory } = await createMemory.run(schema, context, { input });
+  // a new memory's answer is as it always was; only a deduplicated one says so
+  if (memory.deduplicated) return { status: 200, body: { ...restMemory(memory), ok: true, deduplicated: true } };
   return { status: 201, body: { ...restMemory(memory), ok: true } };
 };
 
