@@ -65,6 +65,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   services.relay.start();
   services.deliveries.start();
   services.history.start();
+  services.expiry.start();
   metrics.watchIndexBacklog(() => services.indexer.waitingCount());
   const rateLimit = await RateLimit.create(config, logger, () => metrics.rateLimited());
   const http = createHttpServer({ config, logger, services, metrics, ...endpoints(config, logger, services, rateLimit, metrics, overrides.now) });
@@ -106,6 +107,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       await http.drain(config.shutdownTimeoutMs);
       clearInterval(purge);
       await rateLimit.close();
+      await services.expiry.stop();
       await services.indexer.stop();
       await services.relay.stop();
       await services.deliveries.stop();

@@ -83,6 +83,7 @@ const schema = z.object({
   WEBHOOK_DISABLE_AFTER_SECONDS: int(1).default(5 * 24 * 3600),
 
   HISTORY_RETENTION_DAYS: int(0, 36_500).default(30),
+  EXPIRY_SWEEP_SECONDS: int(1, 86_400).default(60),
   READINESS_TIMEOUT_MS: int(1, 60_000).default(2_000),
   METRICS_TOKEN: z.string().min(1).optional(),
   CORS_ORIGINS: origins.optional(),
@@ -164,6 +165,8 @@ export interface Config {
   /** How long each /readyz check may take before it counts as failed. */
   /** How long the history of a deleted memory is kept. */
   historyRetentionDays: number;
+  /** How often expired memories are deleted (reads leave them out from their expiry on). */
+  expirySweepSeconds: number;
   readinessTimeoutMs: number;
   /** When set, /metrics wants it as a Bearer token; when not, /metrics is open to whoever reaches the port. */
   metricsToken: string | undefined;
@@ -241,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
     },
     historyRetentionDays: e.HISTORY_RETENTION_DAYS,
+    expirySweepSeconds: e.EXPIRY_SWEEP_SECONDS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS ?? [],

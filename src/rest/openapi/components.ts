@@ -1,4 +1,5 @@
 import type { Limits } from "../../config.ts";
+import { MAX_TTL_SECONDS } from "../../domain/expiry.ts";
 import { MAX_BATCH_ITEMS } from "../../domain/memory.ts";
 import { KNOWN_MEMORY_TYPES } from "../../domain/memory-input.ts";
 import { MAX_PAGE_SIZE } from "../../domain/paging.ts";
@@ -94,7 +95,29 @@ export function schemas(limits: Limits): Record<string, Schema> {
     type: "boolean",
     description: "Archived memories stay listed but are left out of search and recall.",
   };
-  const memoryFields = { content, type, tags, metadata, thread_id: threadId, is_archived: isArchived };
+  const expiresAt: Schema = {
+    type: ["string", "null"],
+    format: "date-time",
+    description:
+      "When the memory expires (ISO 8601 with a time zone): in the future, at most ten years ahead. From then on no " +
+      "route shows it, and it is deleted soon after. Not with ttl_seconds. Null: never (PATCH: clears the expiry).",
+  };
+  const ttlSeconds: Schema = {
+    type: ["integer", "null"],
+    minimum: 1,
+    maximum: MAX_TTL_SECONDS,
+    description: "Expire the memory this many seconds from now (at most ten years); it is answered as expires_at. Not with expires_at.",
+  };
+  const memoryFields = {
+    content,
+    type,
+    tags,
+    metadata,
+    thread_id: threadId,
+    is_archived: isArchived,
+    expires_at: expiresAt,
+    ttl_seconds: ttlSeconds,
+  };
   const memoryBodyIgnored = ignored(["id", "ok", "created_at", "updated_at"]);
   // what legacy clients send to the record routes they share with current ones (src/rest/legacy-fields.ts)
   const legacyNote = "Sent by legacy clients: accepted, ignored, and X-API-Warn says so.";
