@@ -37,7 +37,8 @@ export function expiryOf(input: ExpiryInput, now = Date.now()): Date | null | un
 
 /**
  * SQL true for a memory that has not expired; `alias` is the memories table's name in the query, if any. The
- * database's clock decides, as it does for the sweeper.
+ * database's clock decides, as it does for the sweeper (Prisma's condition below, and ttlSeconds, read the
+ * process' clock: on one host, and always on the embedded database, the two are one clock).
  */
 export const unexpiredSql = (alias?: string): string => {
   const column = alias ? `${alias}.expires_at` : "expires_at";
