@@ -3,6 +3,7 @@ import { ExpirySweeper } from "../../src/domain/expiry-sweeper.ts";
 import { MAX_TTL_SECONDS } from "../../src/domain/expiry.ts";
 import { ListTotals } from "../../src/domain/list-totals.ts";
 import { createLogger } from "../../src/logger.ts";
+import { callTool, httpConnect } from "../support/mcp.ts";
 import { databaseUnavailable, serverWithUser, type TestUser } from "../support/server.ts";
 import { ISO } from "../support/wire.ts";
 
@@ -85,6 +86,26 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
       expect(res.body.results[2].error.message).toMatch(/^expires_at and ttl_seconds cannot both be given/);
       const stored = await rest().get(`/api/v1/memories/${res.body.results[0].id}`);
       expect(stored.body.expires_at).toMatch(ISO);
+    });
+  });
+
+  describe("setting it (MCP)", () => {
+    it("remember and update_memory take ttl_seconds and expires_at, with the REST rules", async () => {
+      const client = await httpConnect(suite.server.url)(suite.user.key);
+      try {
+        const remembered = await callTool(client, "remember", { content: "gate code 4412 for tonight", ttl_seconds: 3600 });
+        expect(remembered.isError).toBe(false);
+        expect(remembered.body.expires_at).toMatch(ISO);
+        const cleared = await callTool(client, "update_memory", { id: remembered.body.id, expires_at: null });
+        expect(cleared.body.expires_at).toBeNull();
+        const both = await callTool(client, "remember", { content: "x", ttl_seconds: 60, expires_at: inSeconds(60) });
+        expect(both).toEqual({
+          isError: true,
+          body: { error: { code: "VALIDATION_ERROR", message: expect.stringMatching(/^expires_at and ttl_seconds cannot both be given/) } },
+        });
+      } finally {
+        await client.close();
+      }
     });
   });
 
