@@ -175,7 +175,7 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
       const other = await suite.server.newUser();
       const api = user.api;
       const thread = (await api.post("/api/v1/threads", { title: "weekend" })).body.id as string;
-      const expiresAt = inSeconds(2.5);
+      const expiresAt = inSeconds(4);
       const doomed = [
         (await api.post("/api/v1/memory", { content: "zanzibar ferry ticket code 7781", thread_id: thread, expires_at: expiresAt })).body,
         (await api.post("/api/v1/memory", { content: "I prefer zanzibar spice tea", type: "preference", expires_at: expiresAt })).body,
@@ -238,6 +238,7 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
         await sleep(20);
       }
       const before = await reads();
+      expect(Date.now(), "the reads before the expiry took longer than the time left to it").toBeLessThan(Date.parse(expiresAt));
       expect(before.list).toEqual(expect.arrayContaining([...doomedIds, kept.id]));
       expect(before.listTotal).toBe(4);
       expect(before.threadTotal).toBe(2);
@@ -291,7 +292,7 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
       const { services, db } = { services: suite.server.app.services, db: suite.server.app.services.db };
       const user = await suite.server.newUser();
       const other = await suite.server.newUser();
-      const expiresAt = inSeconds(1);
+      const expiresAt = inSeconds(2);
       const content = "quokka selfie spot on Rottnest";
       const doomed = (await user.api.post("/api/v1/memory", { content, expires_at: expiresAt })).body.id as string;
       const kept = (await user.api.post("/api/v1/memory", { content: `${content} forever` })).body.id as string;
@@ -323,7 +324,7 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
     it("several sweepers at once delete each expired memory once, without errors", async () => {
       const services = suite.server.app.services;
       const user = await suite.server.newUser();
-      const expiresAt = inSeconds(1);
+      const expiresAt = inSeconds(2);
       const items = Array.from({ length: 60 }, (_, i) => ({ content: `short lived ${i}`, expires_at: expiresAt }));
       expect((await user.api.post("/api/v1/memory/batch", items)).body.summary.successful).toBe(60);
       await until(expiresAt);

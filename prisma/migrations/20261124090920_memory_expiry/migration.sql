@@ -1,5 +1,13 @@
+-- The lists' index gains expires_at (its last key), so that a list's count can leave expired memories out
+-- without reading each row.
+-- DropIndex
+DROP INDEX "memories_user_id_created_at_id_idx";
+
 -- AlterTable
 ALTER TABLE "memories" ADD COLUMN     "expires_at" TIMESTAMPTZ(3);
+
+-- CreateIndex
+CREATE INDEX "memories_user_id_created_at_id_expires_at_idx" ON "memories"("user_id", "created_at" DESC, "id" DESC, "expires_at");
 
 -- CreateIndex
 CREATE INDEX "memories_expires_at_idx" ON "memories"("expires_at");
