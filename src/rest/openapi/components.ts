@@ -175,14 +175,14 @@ export function schemas(limits: Limits): Record<string, Schema> {
       type: "object",
       description:
         "A full replacement: every writable field left out goes back to its default (type null, tags [], metadata {}, " +
-        "thread_id null, is_archived false). The read-only fields of a fetched memory may be sent back; they are ignored.",
+        "thread_id null, is_archived false, no expiry). The read-only fields of a fetched memory may be sent back; they are ignored.",
       required: ["content"],
       properties: { ...memoryFields, ...memoryBodyIgnored, ...legacyRecordFields },
       additionalProperties: false,
     },
     MemoryPatch: {
       type: "object",
-      description: "A partial update: fields not sent are kept; null clears type, tags, metadata and thread_id.",
+      description: "A partial update: fields not sent are kept; null clears type, tags, metadata, thread_id and expires_at.",
       properties: {
         ...memoryFields,
         content: { ...content, description: `${content.description} Cannot be null.` },
