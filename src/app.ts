@@ -69,6 +69,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   // memories written before the duplicate guard get their keys while the server answers (until then only exact
   // duplicates among newer memories are caught)
   backfillContentKeys(db, logger).catch((error: unknown) => logger.error({ err: error }, "could not make the duplicate guard's content keys"));
+  services.expiry.start();
   metrics.watchIndexBacklog(() => services.indexer.waitingCount());
   const rateLimit = await RateLimit.create(config, logger, () => metrics.rateLimited());
   const http = createHttpServer({ config, logger, services, metrics, ...endpoints(config, logger, services, rateLimit, metrics, overrides.now) });
@@ -110,6 +111,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       await http.drain(config.shutdownTimeoutMs);
       clearInterval(purge);
       await rateLimit.close();
+      await services.expiry.stop();
       await services.indexer.stop();
       await services.relay.stop();
       await services.deliveries.stop();

@@ -86,6 +86,7 @@ const schema = z.object({
   DEDUPE_NEAR_SIMILARITY: z.coerce.number({ error: "expected a number from 0 to 1" }).min(0).max(1).default(0.95),
 
   HISTORY_RETENTION_DAYS: int(0, 36_500).default(30),
+  EXPIRY_SWEEP_SECONDS: int(1, 86_400).default(60),
   READINESS_TIMEOUT_MS: int(1, 60_000).default(2_000),
   METRICS_TOKEN: z.string().min(1).optional(),
   CORS_ORIGINS: origins.optional(),
@@ -178,6 +179,8 @@ export interface Config {
   /** How long each /readyz check may take before it counts as failed. */
   /** How long the history of a deleted memory is kept. */
   historyRetentionDays: number;
+  /** How often expired memories are deleted (reads leave them out from their expiry on). */
+  expirySweepSeconds: number;
   readinessTimeoutMs: number;
   /** When set, /metrics wants it as a Bearer token; when not, /metrics is open to whoever reaches the port. */
   metricsToken: string | undefined;
@@ -257,6 +260,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // a near check compares the same newest memories an exact-scan search would
     dedupe: { mode: e.DEDUPE, nearSimilarity: e.DEDUPE_NEAR_SIMILARITY, nearScanMax: e.EXACT_SEARCH_MAX_MEMORIES },
     historyRetentionDays: e.HISTORY_RETENTION_DAYS,
+    expirySweepSeconds: e.EXPIRY_SWEEP_SECONDS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS ?? [],

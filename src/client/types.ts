@@ -17,6 +17,8 @@ export interface Memory {
   metadata: JsonObject;
   thread_id: string | null;
   is_archived: boolean;
+  /** When it expires (ISO 8601 UTC); null: never. From then on the service shows it nowhere. */
+  expires_at: string | null;
   /** ISO 8601 UTC. */
   created_at: string;
   updated_at: string;
@@ -40,6 +42,10 @@ export interface MemoryFields {
   tags?: string[] | null;
   metadata?: JsonObject | null;
   thread_id?: string | null;
+  /** When it expires (ISO 8601 with a time zone, in the future); null: never (PATCH: clears it). Not with ttl_seconds. */
+  expires_at?: string | null;
+  /** Expire it this many seconds from now (at most ten years). Not with expires_at. */
+  ttl_seconds?: number | null;
 }
 
 export type CreateMemoryInput = ContentInput &

@@ -42,7 +42,7 @@ a user. The current routes add threads, batch create, semantic search and hybrid
 <tr><td><code>kind</code></td><td><code>type</code></td></tr>
 <tr><td><code>workspaceId</code></td><td>removed: scoping comes from the API key (a thread, <code>thread_id</code>, groups memories instead)</td></tr>
 <tr><td><code>userId</code></td><td>removed: the owner is the key's user</td></tr>
-<tr><td><code>ttlMinutes</code>, <code>ttl_expires_at</code></td><td>no longer supported: accepted and ignored, with a warning in <code>X-API-Warn</code></td></tr>
+<tr><td><code>ttlMinutes</code>, <code>ttl_expires_at</code></td><td>accepted and ignored on the legacy routes, with a warning in <code>X-API-Warn</code>; the current routes take <code>ttl_seconds</code> (<code>ttlMinutes</code> × 60) or <code>expires_at</code></td></tr>
 <tr><td><code>createdAt</code>, <code>updatedAt</code></td><td><code>created_at</code>, <code>updated_at</code> (current bodies are snake_case)</td></tr>
 </table>
 

@@ -6,21 +6,20 @@ import type { Memory } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { bytesToVector, cosine } from "../vectors/codec.ts";
 import { contentKey, KEY_VERSION } from "./content-key.ts";
+import { unexpiredSql } from "./expiry.ts";
 import { insertMemories, MEMORY_COLUMNS, type InsertedMemory, type NewMemory } from "./memory-rows.ts";
 
 /**
  * The duplicate guard: a create asked to deduplicate (or under the server's DEDUPE) that finds a memory of the
  * same user with the same normalised content, type and thread (`exact`), or in `near` mode one whose vector is
  * at least DEDUPE_NEAR_SIMILARITY (cosine) from the new text's, answers that memory instead of storing a second
- * copy. Archived memories do not count: re-creating one means wanting it live again.
- *
- * Merge note: expired memories (TTL) must not count either; add the expiry condition to LIVE below.
+ * copy. Archived and expired memories do not count: re-creating one means wanting it live again.
  */
 export type DedupeMode = DedupeSettings["mode"];
 
 const BACKFILL_BATCH = 500;
 // what a duplicate must be: one of the user's memories the guard may answer with
-const LIVE = "NOT is_archived";
+const LIVE = `NOT is_archived AND ${unexpiredSql()}`;
 
 /** What a create asks for (`dedupe`), under the server's mode: false never deduplicates, true at least exactly. */
 export function dedupeModeOf(requested: boolean | null | undefined, server: DedupeMode): DedupeMode {

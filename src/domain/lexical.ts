@@ -1,6 +1,7 @@
 import type { Database, Sql } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import { tokenize } from "../text/tokenize.ts";
+import { unexpiredSql } from "./expiry.ts";
 import { idf, type CorpusStats } from "./term-stats.ts";
 
 /** Bump when `tokenize` changes: memories whose terms an older version made get theirs made again. */
@@ -103,13 +104,17 @@ export interface WeightedTerm {
 /**
  * One user's terms as recall's BM25 reads them: SQL over memory_terms (sql-terms.ts), or a copy kept in this
  * process for the embedded database (term-index.ts). Both answer alike, so that recall ranks the same either way.
+ * Live memories are those neither archived nor expired.
  */
 export interface TermSource {
-  /** N and df over all of the user's memories, archived ones too. */
+  /**
+   * N and df over all of the user's memories, archived ones too; in SQL also expired ones until the sweeper
+   * deletes them (the copy lets them go at their expiry), which moves idf by as little as a few memories do.
+   */
   stats(terms: readonly string[]): Promise<CorpusStats>;
   /**
    * Σ weight·tf·(k1 + 1)/(tf + k1) of the best SCORED memories: within a thread, its live ones; else all, archived
-   * ones too (left to the caller, which reads the memories it keeps and drops them then).
+   * (and, in SQL, expired) ones too (left to the caller, which reads the memories it keeps and drops them then).
    */
   bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores>;
   /** Σ tf of each term of these memories (the live ones), leaving out `known`. */
@@ -213,7 +218,7 @@ export async function searchWords(db: Database, userId: string, query: string, l
              WHERE t.user_id = $1::uuid
              GROUP BY t.memory_id ORDER BY score DESC, t.memory_id LIMIT $4)
      SELECT w.weight, s.id, s.score
-       FROM w LEFT JOIN (SELECT s.* FROM scored s JOIN memories m ON m.id = s.id WHERE NOT m.is_archived) s ON true
+       FROM w LEFT JOIN (SELECT s.* FROM scored s JOIN memories m ON m.id = s.id WHERE NOT m.is_archived AND ${unexpiredSql("m")}) s ON true
       ORDER BY s.score DESC`,
     [userId, terms, K1, limit],
   );

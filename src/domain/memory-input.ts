@@ -1,5 +1,6 @@
 import type { Limits } from "../config.ts";
 import { invalid } from "../errors.ts";
+import { expiryOf, type ExpiryInput } from "./expiry.ts";
 import { isUuid } from "./ids.ts";
 import { canonicalJson, isPlainObject, jsonProblem, unstorableText, type JsonObject, type JsonValue } from "./json.ts";
 
@@ -10,7 +11,7 @@ export const TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 const MAX_JSON_DEPTH = 32;
 
 /** A memory's writable fields as a caller sends them; `undefined` means "not sent", `null` means "clear". */
-export interface MemoryInput {
+export interface MemoryInput extends ExpiryInput {
   content?: string | null;
   data?: unknown;
   type?: string | null;
@@ -32,6 +33,8 @@ export interface MemoryValues {
   metadata: JsonObject;
   threadId: string | null;
   isArchived: boolean;
+  /** When it expires; null: never. */
+  expiresAt: Date | null;
 }
 
 export const MEMORY_DEFAULTS: Omit<MemoryValues, "content" | "data"> = {
@@ -40,6 +43,7 @@ export const MEMORY_DEFAULTS: Omit<MemoryValues, "content" | "data"> = {
   metadata: {},
   threadId: null,
   isArchived: false,
+  expiresAt: null,
 };
 
 export function checkContentText(content: string, limits: Limits, field = "content"): string {
@@ -128,6 +132,7 @@ export function completeValues(input: MemoryInput, limits: Limits): MemoryValues
     metadata: checkMetadata(input.metadata ?? MEMORY_DEFAULTS.metadata, limits),
     threadId: threadIdOf(input.threadId ?? MEMORY_DEFAULTS.threadId),
     isArchived: input.isArchived ?? MEMORY_DEFAULTS.isArchived,
+    expiresAt: expiryOf(input) ?? MEMORY_DEFAULTS.expiresAt,
   };
 }
 
@@ -143,6 +148,8 @@ export function patchValues(input: MemoryInput, limits: Limits): Partial<MemoryV
   if (input.metadata !== undefined) values.metadata = checkMetadata(input.metadata ?? {}, limits);
   if (input.threadId !== undefined) values.threadId = threadIdOf(input.threadId);
   if (input.isArchived !== undefined) values.isArchived = required(input.isArchived, "isArchived");
+  const expiresAt = expiryOf(input);
+  if (expiresAt !== undefined) values.expiresAt = expiresAt;
   return values;
 }
 

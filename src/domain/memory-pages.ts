@@ -1,6 +1,8 @@
 import { invalid } from "../errors.ts";
 import type { Sql } from "../db/database.ts";
+import { unexpiredSql } from "./expiry.ts";
 import { isUuid } from "./ids.ts";
+import type { Counted } from "./list-totals.ts";
 import { checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
 import { filterSql } from "../vectors/filter-sql.ts";
 
@@ -21,7 +23,7 @@ export function matching(userId: string, filter: ListFilter): Matching {
   const { isArchived, workspaceId, ...rest } = filter;
   const clause = checkMemoryFilter(rest);
   const params: unknown[] = [userId];
-  const conditions = ["user_id = $1::uuid", ...(clause ? [filterSql(clause, params)] : [])];
+  const conditions = ["user_id = $1::uuid", unexpiredSql(), ...(clause ? [filterSql(clause, params)] : [])];
   if (isArchived != null) conditions.push(`is_archived = $${params.push(isArchived)}`);
   if (workspaceId != null) conditions.push(`workspace_id = $${params.push(workspaceId)}`);
   return { where: conditions.join(" AND "), params };
@@ -91,7 +93,10 @@ export async function idsInPage(sql: Sql, { where, params }: Matching, limit: nu
   return rows.map((row) => row.id);
 }
 
-export async function countMatching(sql: Sql, { where, params }: Matching): Promise<number> {
-  const [row] = await sql.query<{ n: number | bigint }>(`SELECT count(*) AS n FROM memories WHERE ${where}`, params);
-  return Number(row?.n ?? 0);
+export async function countMatching(sql: Sql, { where, params }: Matching): Promise<Counted> {
+  const [row] = await sql.query<{ n: number | bigint; next: Date | string | null }>(
+    `SELECT count(*) AS n, min(expires_at) AS next FROM memories WHERE ${where}`,
+    params,
+  );
+  return { total: Number(row?.n ?? 0), nextExpiry: row?.next == null ? null : new Date(row.next) };
 }

@@ -6,7 +6,7 @@ import { insertTermsSql, LEXICAL_VERSION, termParams, termRows } from "./lexical
 import type { MemoryValues } from "./memory-input.ts";
 
 /** A memory about to be inserted. */
-export interface NewMemory extends MemoryValues {
+export interface NewMemory extends Omit<MemoryValues, "expiresAt"> {
   id: string;
   userId: string;
   embedding: Uint8Array | null;
@@ -15,12 +15,13 @@ export interface NewMemory extends MemoryValues {
   legacyUserId?: string | null;
   /** The API key making the change, for the memory's history (none for rows written outside the API). */
   writtenByKey?: string | null;
+  expiresAt?: Date | null;
 }
 
 /** Every column but the embedding, named as Prisma names them. */
 export const MEMORY_COLUMNS = `id, user_id AS "userId", content, data, type, tags, metadata, thread_id AS "threadId",
   is_archived AS "isArchived", workspace_id AS "workspaceId", legacy_user_id AS "legacyUserId", embedder,
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
+  expires_at AS "expiresAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** A memory as inserted, with the vector-index task queued for it and the embedding stored with it. */
 export interface InsertedMemory {
@@ -73,19 +74,20 @@ export async function insertMemories(db: Pick<Database, "sql">, memories: readon
     legacy_user_id: m.legacyUserId ?? null,
     embedder: m.embedder,
     written_by_key: m.writtenByKey ?? null,
+    expires_at: m.expiresAt ?? null,
   }));
   const inserted = await db.sql.query<Omit<Memory, "embedding"> & { taskId: string | bigint }>(
     `WITH x AS (
        SELECT r.*, ${unpackSql("$2::bytea", "r.at", "r.len")} AS embedding
          FROM jsonb_to_recordset($1::jsonb) AS r(n bigint, at int, len int, id uuid, user_id uuid, content text,
                 content_key text, data jsonb, type text, tags text[], metadata jsonb, thread_id uuid, is_archived boolean,
-                workspace_id text, legacy_user_id text, embedder text, written_by_key uuid)),
+                workspace_id text, legacy_user_id text, embedder text, written_by_key uuid, expires_at timestamptz)),
      m AS (
        INSERT INTO memories (id, user_id, content, content_key, data, type, tags, metadata, thread_id, is_archived,
-                             workspace_id, legacy_user_id, embedding, embedder, written_by_key, lexical_version, created_at,
-                             updated_at)
+                             workspace_id, legacy_user_id, embedding, embedder, written_by_key, expires_at, lexical_version,
+                             created_at, updated_at)
        SELECT id, user_id, content, content_key, data, type, tags, metadata, thread_id, is_archived, workspace_id,
-              legacy_user_id, embedding, embedder, written_by_key, $6, now(), now()
+              legacy_user_id, embedding, embedder, written_by_key, expires_at, $6, now(), now()
          FROM x WHERE thread_id IS NULL OR ${ownThreadSql("x.thread_id", "x.user_id")} ORDER BY n
        RETURNING ${MEMORY_COLUMNS}),
      t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m RETURNING id, memory_id),
@@ -119,6 +121,7 @@ const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?:
   metadata: ["metadata", "jsonb", true],
   threadId: ["thread_id", "uuid"],
   isArchived: ["is_archived", "boolean"],
+  expiresAt: ["expires_at", "timestamptz"],
   embedding: ["embedding", "bytea"],
   embedder: ["embedder", "text"],
   lexicalVersion: ["lexical_version", "smallint"],
@@ -139,7 +142,7 @@ export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges
   for (const [field, value] of Object.entries(changes) as [keyof MemoryChanges, unknown][]) {
     if (value === undefined) continue;
     const [column, type, json] = COLUMNS[field];
-    params.push(json && value !== null ? JSON.stringify(value) : value);
+    params.push(json && value !== null ? JSON.stringify(value) : value instanceof Date ? value.toISOString() : value);
     sets.push(`${column} = $${params.length}::${type}`);
   }
   await sql.query(`UPDATE memories SET ${sets.join(", ")} WHERE id = $1::uuid`, params);

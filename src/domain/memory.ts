@@ -4,7 +4,9 @@ import { AppError, invalid, notFound } from "../errors.ts";
 import type { Memory, Prisma } from "../generated/prisma/client.ts";
 import { Coalescer } from "./coalesce.ts";
 import type { DedupeMode, DuplicateGuard, Placement } from "./dedupe.ts";
+import { unexpired, unexpiredSql } from "./expiry.ts";
 import { GroupInsert } from "./group-insert.ts";
+import type { Counted } from "./list-totals.ts";
 import { isUuid, newId } from "./ids.ts";
 import { LEXICAL_VERSION, replaceTerms } from "./lexical.ts";
 import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type InsertedMemory, type MemoryChanges } from "./memory-rows.ts";
@@ -72,6 +74,7 @@ export const memoryColumns = {
   workspaceId: true,
   legacyUserId: true,
   embedder: true,
+  expiresAt: true,
   createdAt: true,
   updatedAt: true,
 } satisfies Prisma.MemorySelect;
@@ -87,7 +90,7 @@ const newestFirst: Prisma.MemoryOrderByWithRelationInput[] = [{ createdAt: "desc
 
 export class MemoryService extends WritingService {
   private readonly reads = new Coalescer<{ userId: string; query: MemoryQuery }, Memory>(({ userId, query }, ids) =>
-    this.db.prisma.memory.findMany({ ...selecting(query, "id"), where: { userId, id: { in: [...ids] } } }),
+    this.db.prisma.memory.findMany({ ...selecting(query, "id"), where: { userId, id: { in: [...ids] }, ...unexpired() } }),
   );
 
   private readonly inserts: GroupInsert;
@@ -117,7 +120,8 @@ export class MemoryService extends WritingService {
     if (filter.and != null || filter.or != null || filter.not != null || filter.metadata != null) {
       return this.listMatching(principal, filter, page, query);
     }
-    const where = this.whereOf(principal, filter);
+    const filtered = this.whereOf(principal, filter);
+    const where = { ...filtered, ...unexpired() };
     const [items, total] = await Promise.all([
       this.db.prisma.memory.findMany({
         ...selecting(query),
@@ -126,7 +130,7 @@ export class MemoryService extends WritingService {
         take: page.limit,
         skip: page.offset,
       }),
-      this.totals.total(principal.userId, JSON.stringify(where), () => this.db.prisma.memory.count({ where })),
+      this.totals.total(principal.userId, JSON.stringify(filtered), () => this.countLive(where)),
     ]);
     return pageOf(items, total, page);
   }
@@ -154,11 +158,20 @@ export class MemoryService extends WritingService {
   /** The rows of these ids as the caller selects them, in the ids' order (one gone meanwhile is left out). */
   private async rowsInOrder(principal: Principal, ids: string[], query: MemoryQuery): Promise<Memory[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.prisma.memory.findMany({ ...selecting(query, "id"), where: { userId: principal.userId, id: { in: ids } } });
+    const rows = await this.db.prisma.memory.findMany({
+      ...selecting(query, "id"),
+      where: { userId: principal.userId, id: { in: ids }, ...unexpired() },
+    });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
+  private async countLive(where: Prisma.MemoryWhereInput): Promise<Counted> {
+    const counted = await this.db.prisma.memory.aggregate({ where, _count: { _all: true }, _min: { expiresAt: true } });
+    return { total: counted._count._all, nextExpiry: counted._min.expiresAt };
+  }
+
+  /** A list's conditions but the expiry, which unexpired() adds as of the moment it runs. */
   private whereOf(principal: Principal, filter: MemoryFilter): Prisma.MemoryWhereInput {
     const where: Prisma.MemoryWhereInput = { userId: principal.userId };
     if (filter.type != null) where.type = checkType(filter.type);
@@ -281,7 +294,7 @@ export class MemoryService extends WritingService {
       // the thread before the memory: lockOwnThread says why
       if (values.threadId != null && !(await lockOwnThread(sql, principal.userId, values.threadId))) throw unknownThread();
       const [row] = await sql.query<{ id: string }>(
-        "SELECT id FROM memories WHERE id = $1::uuid AND user_id = $2::uuid FOR UPDATE",
+        `SELECT id FROM memories WHERE id = $1::uuid AND user_id = $2::uuid AND ${unexpiredSql()} FOR UPDATE`,
         [id, principal.userId],
       );
       if (!row) throw notFound("Memory");
@@ -305,7 +318,8 @@ export class MemoryService extends WritingService {
     if (!isUuid(id)) throw notFound("Memory");
     // one statement: the task exists exactly when the memory was deleted
     const gone = await this.db.sql.query(
-      `WITH gone AS (DELETE FROM memories WHERE id = $1::uuid AND user_id = $2::uuid AND ${deletingKeySql("$3")} RETURNING id, user_id)
+      `WITH gone AS (DELETE FROM memories
+                     WHERE id = $1::uuid AND user_id = $2::uuid AND ${unexpiredSql()} AND ${deletingKeySql("$3")} RETURNING id, user_id)
        INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM gone RETURNING id`,
       [id, principal.userId, principal.keyId],
     );

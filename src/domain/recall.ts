@@ -2,6 +2,7 @@ import type { Principal } from "./principal.ts";
 import type { Database } from "../db/database.ts";
 import { invalid } from "../errors.ts";
 import { tokenize } from "../text/tokenize.ts";
+import { unexpired } from "./expiry.ts";
 import { isUuid } from "./ids.ts";
 import { reciprocalRankFusion, RRF_DEPTH } from "./fusion.ts";
 import { searchLexical, type TermSource } from "./lexical.ts";
@@ -121,7 +122,7 @@ export class RecallService {
     memoryQuery: MemoryQuery,
   ): Promise<RecalledMemory[]> {
     const topic = tokenize(text).filter((term) => !PROFILE_WORDS.has(term));
-    const preferences = { userId: principal.userId, type: "preference", isArchived: false };
+    const preferences = { userId: principal.userId, type: "preference", isArchived: false, ...unexpired() };
     // preferences the topic touches, in the order of the hybrid ranking, read by id rather than all of them
     const hits = topic.length ? (await this.hybrid(principal, topic.join(" "), threadId)).hits : [];
     const touched = hits.length

@@ -7,6 +7,7 @@ import type { Embedder } from "../embeddings/embedder.ts";
 import { bytesToVector, cosine } from "../vectors/codec.ts";
 import { ExactIndex } from "../vectors/exact.ts";
 import { filterConditions } from "../vectors/sql-filter.ts";
+import { unexpiredSql } from "./expiry.ts";
 import { checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
 import { VectorIndexUnavailable, type VectorFilter, type VectorHit, type VectorIndex } from "../vectors/vector-index.ts";
 import { blendScores } from "./fusion.ts";
@@ -140,7 +141,8 @@ export class SearchService {
 
   /**
    * The database's word on the hits: the index may briefly hold a memory that was deleted, archived or
-   * changed, so the filter is applied again to the rows themselves.
+   * changed, and holds expired ones until the sweeper takes them out, so the filter is applied again to the rows
+   * themselves.
    */
   async live(filter: VectorFilter, ids: readonly string[], memoryQuery: MemoryQuery = {}): Promise<Map<string, Memory>> {
     if (ids.length === 0) return new Map();
@@ -152,7 +154,7 @@ export class SearchService {
     const params: unknown[] = [[...ids]];
     const passing = await this.db.sql.query<Omit<Memory, "embedding">>(
       `WITH hit AS MATERIALIZED (SELECT * FROM memories WHERE id = ANY($1::uuid[]))
-       SELECT ${plain ? MEMORY_COLUMNS : "id"} FROM hit WHERE ${filterConditions(filter, params)}`,
+       SELECT ${plain ? MEMORY_COLUMNS : "id"} FROM hit WHERE ${filterConditions(filter, params)} AND ${unexpiredSql()}`,
       params,
     );
     if (plain) return new Map(passing.map((row) => [row.id, { ...row, embedding: null }]));

@@ -8,6 +8,7 @@ import type { WebhookBody } from "../webhooks/queue-deliveries.ts";
 import { openEmbedder } from "../embeddings/open.ts";
 import type { Logger } from "../logger.ts";
 import { DuplicateGuard } from "./dedupe.ts";
+import { ExpirySweeper } from "./expiry-sweeper.ts";
 import { HistoryService } from "./history.ts";
 import { openVectorIndex } from "../vectors/open.ts";
 import type { VectorIndex } from "../vectors/vector-index.ts";
@@ -50,6 +51,8 @@ export interface Services {
   deliveries: DeliveryWorker;
   /** Memories' history; its purge of deleted memories' history is started by the server. */
   history: HistoryService;
+  /** Deletes expired memories from the database and the vector index; started by the server. */
+  expiry: ExpirySweeper;
 }
 
 /** Seams for tests: a failing or counting embedder, or a wrapper around the configured index. */
@@ -120,5 +123,6 @@ function createServices(
     webhooks: new WebhookService(db, config.webhooks),
     deliveries,
     history: new HistoryService(db, config.historyRetentionDays, logger),
+    expiry: new ExpirySweeper(db, totals, indexer, relay, logger, config.expirySweepSeconds),
   };
 }

@@ -1,4 +1,5 @@
 import type { Database } from "../db/database.ts";
+import { unexpiredSql } from "./expiry.ts";
 import { K1, SCORED, type Scores, type TermSource, type WeightedTerm } from "./lexical.ts";
 import type { CorpusStats, TermStats } from "./term-stats.ts";
 
@@ -29,7 +30,8 @@ export class SqlTerms implements TermSource {
       threadId === undefined
         ? `${scored} SELECT memory_id AS id, score FROM scored ORDER BY score DESC LIMIT $5`
         : `${scored} SELECT s.memory_id AS id, s.score FROM scored s JOIN memories m ON m.id = s.memory_id
-            WHERE NOT m.is_archived AND m.thread_id = $${params.push(threadId)}::uuid ORDER BY s.score DESC LIMIT $5`,
+            WHERE NOT m.is_archived AND ${unexpiredSql("m")} AND m.thread_id = $${params.push(threadId)}::uuid
+            ORDER BY s.score DESC LIMIT $5`,
       params,
     );
     return new Map(rows.map((row) => [row.id, Number(row.score)]));
@@ -40,7 +42,8 @@ export class SqlTerms implements TermSource {
     // user's every posting along the primary key instead of these few memories' terms
     return this.db.sql.query<{ term: string; tf: number }>(
       `SELECT term, sum(tf)::int AS tf FROM memory_terms t JOIN memories m ON m.id = t.memory_id
-        WHERE t.memory_id = ANY($1::uuid[]) AND NOT m.is_archived AND NOT term = ANY($2::text[]) GROUP BY term`,
+        WHERE t.memory_id = ANY($1::uuid[]) AND NOT m.is_archived AND ${unexpiredSql("m")} AND NOT term = ANY($2::text[])
+        GROUP BY term`,
       [ids, known],
     );
   }
@@ -49,9 +52,9 @@ export class SqlTerms implements TermSource {
     return this.db.sql.query<{ from: string; to: string }>(
       `SELECT m.id AS "from", nxt.id AS "to" FROM memories m
          CROSS JOIN LATERAL (SELECT n.id FROM memories n
-                              WHERE n.thread_id = m.thread_id AND n.id > m.id AND NOT n.is_archived
+                              WHERE n.thread_id = m.thread_id AND n.id > m.id AND NOT n.is_archived AND ${unexpiredSql("n")}
                               ORDER BY n.id LIMIT 1) nxt
-        WHERE m.id = ANY($1::uuid[]) AND m.thread_id IS NOT NULL AND NOT m.is_archived`,
+        WHERE m.id = ANY($1::uuid[]) AND m.thread_id IS NOT NULL AND NOT m.is_archived AND ${unexpiredSql("m")}`,
       [ids],
     );
   }

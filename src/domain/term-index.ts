@@ -1,5 +1,6 @@
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
+import { unexpiredSql } from "./expiry.ts";
 import { LEXICAL_VERSION } from "./lexical.ts";
 import { UserTerms, type MemoryTerms } from "./user-terms.ts";
 
@@ -24,13 +25,16 @@ interface Entry {
   failedAt?: number;
 }
 
-/** A user's memories with their terms, as the copy reads them: what one page or one catch-up holds. */
+/**
+ * A user's memories with their terms, as the copy reads them: what one page or one catch-up holds. Expired ones
+ * are left out; the copy lets the others go at their expiry (UserTerms.dropExpired).
+ */
 const READ_SQL = (where: string) => `
   SELECT m.id, m.thread_id AS "threadId", m.is_archived AS "isArchived", m.lexical_version AS version,
-         coalesce(t.terms, '{}') AS terms, coalesce(t.tfs, '{}') AS tfs
+         m.expires_at AS "expiresAt", coalesce(t.terms, '{}') AS terms, coalesce(t.tfs, '{}') AS tfs
     FROM memories m
     LEFT JOIN LATERAL (SELECT array_agg(term) AS terms, array_agg(tf) AS tfs FROM memory_terms WHERE memory_id = m.id) t ON true
-   WHERE ${where}`;
+   WHERE ${where} AND ${unexpiredSql("m")}`;
 
 type Read = MemoryTerms & { version: number | null };
 
@@ -74,7 +78,9 @@ export class TermIndex {
       entry.catchingUp ??= this.catchUp(userId, entry).finally(() => (entry.catchingUp = undefined));
       await entry.catchingUp;
     }
-    return this.users.get(userId) === entry ? entry.terms : undefined;
+    if (this.users.get(userId) !== entry) return undefined;
+    entry.terms.dropExpired(Date.now());
+    return entry.terms;
   }
 
   /** Postings held for all users: what the copies cost in memory. */

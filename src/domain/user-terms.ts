@@ -6,6 +6,8 @@ export interface MemoryTerms {
   id: string;
   threadId: string | null;
   isArchived: boolean;
+  /** When it expires (null or absent: never); the copy lets it go then. */
+  expiresAt?: Date | null;
   terms: readonly string[];
   tfs: readonly number[];
 }
@@ -34,6 +36,9 @@ export class UserTerms implements TermSource {
   /** the live memories of each thread, ascending by id as PostgreSQL orders uuids */
   private readonly threadOrder = new Map<string, string[]>();
   private scores = new Float64Array(0);
+  /** The memories that expire, by their expiry in ms, soonest on top (an entry whose memory changed since is skipped). */
+  private readonly expiring = new ExpiryHeap();
+  private readonly expiresAt = new Map<string, number>();
   /** How many postings the copy holds: what its size in memory goes by (term-index.ts). */
   postingCount = 0;
 
@@ -64,6 +69,18 @@ export class UserTerms implements TermSource {
       order.splice(after(order, memory.id), 0, memory.id);
       this.threadOrder.set(memory.threadId, order);
     }
+    if (memory.expiresAt != null) {
+      const at = new Date(memory.expiresAt).getTime();
+      this.expiresAt.set(memory.id, at);
+      this.expiring.push({ at, id: memory.id });
+    }
+  }
+
+  /** Takes out the memories expired by `now`: from their expiry on, no ranking may see them. */
+  dropExpired(now: number): void {
+    for (let next = this.expiring.popDue(now); next; next = this.expiring.popDue(now)) {
+      if (this.expiresAt.get(next.id) === next.at) this.remove(next.id);
+    }
   }
 
   /** Takes a memory out (deleted, or about to be put in again); one the copy does not hold is no error. */
@@ -85,6 +102,7 @@ export class UserTerms implements TermSource {
       if (order.length === 0) this.threadOrder.delete(thread);
     }
     this.slotOf.delete(id);
+    this.expiresAt.delete(id);
     this.ids[slot] = undefined;
     this.own[slot] = [];
     this.threads[slot] = null;
@@ -192,6 +210,44 @@ function nthLargest(values: Float64Array, n: number): number {
     else return values[k]!;
   }
   return values[k]!;
+}
+
+/** A binary min-heap of expiries: a copy of a user with many expiring memories is built without sorting them. */
+class ExpiryHeap {
+  private readonly items: { at: number; id: string }[] = [];
+
+  push(item: { at: number; id: string }): void {
+    const items = this.items;
+    let i = items.push(item) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >>> 1;
+      if (items[parent]!.at <= item.at) break;
+      items[i] = items[parent]!;
+      i = parent;
+    }
+    items[i] = item;
+  }
+
+  /** The soonest entry when it is due by `now`, taken out; else undefined. */
+  popDue(now: number): { at: number; id: string } | undefined {
+    const items = this.items;
+    const top = items[0];
+    if (!top || top.at > now) return undefined;
+    const last = items.pop()!;
+    if (items.length > 0) {
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= items.length) break;
+        const child = left + 1 < items.length && items[left + 1]!.at < items[left]!.at ? left + 1 : left;
+        if (items[child]!.at >= last.at) break;
+        items[i] = items[child]!;
+        i = child;
+      }
+      items[i] = last;
+    }
+    return top;
+  }
 }
 
 /** The position of the first id above `id` in an ascending list. */

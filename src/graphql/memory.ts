@@ -1,6 +1,7 @@
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { InputFieldBuilder } from "@pothos/core";
 import { resolveCursorConnection } from "@pothos/plugin-relay";
+import { MAX_TTL_SECONDS } from "../domain/expiry.ts";
 import { cursorOf } from "../domain/memory-pages.ts";
 import { invalid } from "../errors.ts";
 import { DEFAULT_LIST_LIMIT, type Memory, type MemoryFilter as DomainMemoryFilter } from "../domain/memory.ts";
@@ -38,6 +39,11 @@ export const MemoryRef = builder.prismaObject("Memory", {
     legacyUserId: t.exposeString("legacyUserId", {
       nullable: true,
       deprecationReason: "The userId a deprecated workspace-scoped request sent; it never decides ownership.",
+    }),
+    expiresAt: t.expose("expiresAt", {
+      type: "DateTime",
+      nullable: true,
+      description: "When the memory expires: from then on no read shows it, and it is deleted soon after. Null: never.",
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
@@ -96,6 +102,13 @@ const memoryFields = (t: InputFieldBuilder<SchemaTypes, "InputObject">) => ({
   metadata: t.field({ type: "JSONObject" }),
   threadId: t.id({ description: "A thread of yours to file the memory under." }),
   isArchived: t.boolean(),
+  expiresAt: t.field({
+    type: "DateTime",
+    description: "When the memory expires: in the future, at most ten years ahead. Not with ttlSeconds. Null: never.",
+  }),
+  ttlSeconds: t.int({
+    description: `Expire the memory this many seconds from now (1 to ${MAX_TTL_SECONDS}, ten years). Not with expiresAt.`,
+  }),
 });
 
 /** Whether a create answers a duplicate already stored instead of storing a copy. */

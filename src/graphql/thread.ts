@@ -1,5 +1,6 @@
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import { ThreadStatus } from "../generated/prisma/enums.ts";
+import { unexpired } from "../domain/expiry.ts";
 import { DEFAULT_LIST_LIMIT } from "../domain/memory.ts";
 import { checkPage, type PageOf } from "../domain/paging.ts";
 import { DEFAULT_THREAD_LIMIT, type Thread } from "../domain/thread.ts";
@@ -27,10 +28,10 @@ export const ThreadRef = builder.prismaObject("Thread", {
       args: pageArgs(DEFAULT_LIST_LIMIT),
       query: ({ limit, offset }) => {
         const page = checkPage(limit, offset, DEFAULT_LIST_LIMIT);
-        return { take: page.limit, skip: page.offset, orderBy: [{ createdAt: "desc" }, { id: "desc" }] };
+        return { where: unexpired(), take: page.limit, skip: page.offset, orderBy: [{ createdAt: "desc" }, { id: "desc" }] };
       },
     }),
-    memoryCount: t.relationCount("memories"),
+    memoryCount: t.relationCount("memories", { where: () => unexpired() }),
   }),
 });
 

@@ -69,7 +69,7 @@ export function inputSchemas(limits: Limits) {
   const offset = (what: string) => fromParam(offsetParam(what));
 
   return {
-    remember: object(fields("MemoryCreate", ["content", "type", "tags", "metadata", "thread_id", "dedupe"]), ["content"]),
+    remember: object(fields("MemoryCreate", ["content", "type", "tags", "metadata", "thread_id", "dedupe", "expires_at", "ttl_seconds"]), ["content"]),
     recall: object(
       { ...fields("RecallRequest", ["query", "thread_id"]), limit: fromParam(limitParam(DEFAULT_RECALL_LIMIT, "memories")) },
       ["query"],
@@ -93,7 +93,7 @@ export function inputSchemas(limits: Limits) {
     }),
     get_memory: object({ id: memoryId }, ["id"]),
     update_memory: object(
-      { id: memoryId, ...fields("MemoryPatch", ["content", "type", "tags", "metadata", "thread_id", "is_archived"]) },
+      { id: memoryId, ...fields("MemoryPatch", ["content", "type", "tags", "metadata", "thread_id", "is_archived", "expires_at", "ttl_seconds"]) },
       ["id"],
     ),
     forget: object({ id: memoryId }, ["id"]),

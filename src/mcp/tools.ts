@@ -24,8 +24,9 @@ const DEFINITIONS: Record<ToolName, ToolDefinition> = {
       "Store a memory about the user: a fact, preference, event, plan or task worth knowing in a later conversation. " +
       "content is text (one self-contained statement works best) or a JSON object for a structured record. Give a type " +
       "(preference, observation, journal, task, insight): recall answers questions about the user from their preference " +
-      "memories. Returns the memory stored, with its id; with dedupe: true, a memory the user already has with the same " +
-      "content, type and thread is returned instead (deduplicated: true) and nothing is stored.",
+      "memories. For something true only for a while (a plan for today, a temporary code), give ttl_seconds or " +
+      "expires_at: the memory is forgotten then. Returns the memory stored, with its id; with dedupe: true, a memory " +
+      "the user already has with the same content, type and thread is returned instead (deduplicated: true) and nothing is stored.",
     route: "POST /api/v1/memory",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
@@ -66,8 +67,8 @@ const DEFINITIONS: Record<ToolName, ToolDefinition> = {
     title: "Update a memory",
     description:
       "Change the fields given and keep the others: correct the content, retag, file under a thread, or archive " +
-      "(is_archived: true leaves it out of search and recall). null clears type, tags, metadata or thread_id. Returns " +
-      "the memory as changed.",
+      "(is_archived: true leaves it out of search and recall), or set when it expires (ttl_seconds or expires_at; " +
+      "expires_at: null keeps it for good). null clears type, tags, metadata or thread_id. Returns the memory as changed.",
     route: "PATCH /api/v1/memories/:id",
     annotations: CHANGES,
   },

@@ -9,7 +9,7 @@ import { fragment, snakeCasedPick, type GraphQLView } from "./wire-shape.ts";
  * The memory fields every REST answer carries, by their GraphQL names: the fragment the routes select, the type of
  * what it answers and the REST shape all come from this list.
  */
-const MEMORY_FIELDS = ["id", "content", "data", "type", "tags", "metadata", "threadId", "isArchived", "createdAt", "updatedAt"] as const;
+const MEMORY_FIELDS = ["id", "content", "data", "type", "tags", "metadata", "threadId", "isArchived", "expiresAt", "createdAt", "updatedAt"] as const;
 
 export const MEMORY_FRAGMENT = fragment("RestMemory", "Memory", MEMORY_FIELDS);
 
@@ -37,6 +37,11 @@ export const MEMORY_SCHEMA = objectSchema<RestMemory>("A memory, as every curren
   metadata: { type: "object" },
   thread_id: { type: ["string", "null"], format: "uuid", description: "The thread the memory is filed under." },
   is_archived: { type: "boolean" },
+  expires_at: {
+    type: ["string", "null"],
+    format: "date-time",
+    description: "When it expires (ISO 8601 UTC with milliseconds): from then on no route shows it. Null: never.",
+  },
   created_at: timestamp("When it was created."),
   updated_at: timestamp("When it last changed."),
 });
@@ -47,6 +52,8 @@ const writable: Record<string, string> = {
   metadata: "metadata",
   thread_id: "threadId",
   is_archived: "isArchived",
+  expires_at: "expiresAt",
+  ttl_seconds: "ttlSeconds",
 };
 
 // fields of a memory as the API returns it: a client may send a fetched memory back with PUT
@@ -58,6 +65,10 @@ const readOnly = new Set(["id", "ok", "deduplicated", "created_at", "updated_at"
  */
 export function memoryInputOf(body: unknown, whole = "body"): Record<string, unknown> {
   if (!isPlainObject(body)) throw invalid(whole, "must be a JSON object");
+  // the service says so too, but in GraphQL's spelling of the second field
+  if (Object.hasOwn(body, "expires_at") && Object.hasOwn(body, "ttl_seconds")) {
+    throw invalid("expires_at", "and ttl_seconds cannot both be given (one sets the other)");
+  }
   const input: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (key === "content") {

@@ -37,7 +37,7 @@ describe.skipIf(databaseUnavailable())("event outbox: one event per committed ch
       const [event, ...rest] = await outbox(who);
       expect(rest).toEqual([]);
       const shown = await who.api.graphql(
-        `query($id: ID!) { memory(id: $id) { id content data type tags metadata threadId isArchived workspaceId legacyUserId createdAt updatedAt } }`,
+        `query($id: ID!) { memory(id: $id) { id content data type tags metadata threadId isArchived workspaceId legacyUserId expiresAt createdAt updatedAt } }`,
         { id },
       );
       expect(event).toEqual({ type: "memory.created", object_id: id, thread_id: null, data: shown.body.data.memory });

@@ -175,7 +175,7 @@ const gql = (a: GraphQLAttempt): Case => ({
 });
 
 const HIJACK = { content: "hijacked by bob", is_archived: false, thread_id: null, tags: ["hijacked"], metadata: {} };
-const MEMORY_SELECTION = `id content data type tags metadata threadId isArchived workspaceId legacyUserId createdAt updatedAt
+const MEMORY_SELECTION = `id content data type tags metadata threadId isArchived workspaceId legacyUserId expiresAt createdAt updatedAt
   thread { id title description metadata memoryCount memories(limit: 100) { id content } }`;
 const THREAD_SELECTION = "id title description metadata status memoryCount createdAt updatedAt memories(limit: 100) { id content data }";
 

@@ -18,6 +18,7 @@ export const CREATED_FULL_MEMORY = {
   ...FULL_MEMORY,
   thread_id: null,
   is_archived: false,
+  expires_at: null,
   created_at: expect.stringMatching(ISO),
   updated_at: expect.stringMatching(ISO),
   ok: true,

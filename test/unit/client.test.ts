@@ -98,6 +98,7 @@ function memory(overrides: Partial<Memory> = {}): Memory {
     tags: ["drinks"],
     metadata: {},
     thread_id: null,
+    expires_at: null,
     is_archived: false,
     created_at: "2025-01-01T00:00:00.000Z",
     updated_at: "2025-01-01T00:00:00.000Z",

@@ -25,3 +25,25 @@ describe("UserTerms' cut of BM25 to the best SCORED memories", () => {
     );
   });
 });
+
+describe("UserTerms and expiry", () => {
+  it("lets each memory go at its expiry, in any order of puts, and keeps a changed expiry's new instant", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }), { minLength: 1, maxLength: 60 }), fc.integer({ min: 0, max: 110 }), async (expiries, now) => {
+        const terms = new UserTerms();
+        const ids = expiries.map(() => randomUUID());
+        const put = (i: number, at: number | null) =>
+          terms.put({ id: ids[i]!, threadId: "t", isArchived: false, expiresAt: at === null ? null : new Date(at), terms: ["otter"], tfs: [1] });
+        // first all expiring at 1, then at their own instant: the stale entries must not take them out early
+        expiries.forEach((_, i) => put(i, 1));
+        expiries.forEach((at, i) => put(i, at));
+        terms.dropExpired(now);
+        const live = ids.filter((_, i) => expiries[i] === null || expiries[i]! > now);
+        expect((await terms.stats(["otter"])).n).toBe(live.length);
+        expect([...(await terms.bm25([{ term: "otter", weight: 1 }])).keys()].sort()).toEqual([...live].sort());
+        expect((await terms.nextInThread(live)).length).toBe(Math.max(0, live.length - 1));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});

@@ -1,4 +1,5 @@
 import type { Limits } from "../../config.ts";
+import { MAX_TTL_SECONDS } from "../../domain/expiry.ts";
 import { MAX_BATCH_ITEMS } from "../../domain/memory.ts";
 import { KNOWN_MEMORY_TYPES } from "../../domain/memory-input.ts";
 import { MAX_PAGE_SIZE } from "../../domain/paging.ts";
@@ -94,7 +95,29 @@ export function schemas(limits: Limits): Record<string, Schema> {
     type: "boolean",
     description: "Archived memories stay listed but are left out of search and recall.",
   };
-  const memoryFields = { content, type, tags, metadata, thread_id: threadId, is_archived: isArchived };
+  const expiresAt: Schema = {
+    type: ["string", "null"],
+    format: "date-time",
+    description:
+      "When the memory expires (ISO 8601 with a time zone): in the future, at most ten years ahead. From then on no " +
+      "route shows it, and it is deleted soon after. Not with ttl_seconds. Null: never (PATCH: clears the expiry).",
+  };
+  const ttlSeconds: Schema = {
+    type: ["integer", "null"],
+    minimum: 1,
+    maximum: MAX_TTL_SECONDS,
+    description: "Expire the memory this many seconds from now (at most ten years); it is answered as expires_at. Not with expires_at.",
+  };
+  const memoryFields = {
+    content,
+    type,
+    tags,
+    metadata,
+    thread_id: threadId,
+    is_archived: isArchived,
+    expires_at: expiresAt,
+    ttl_seconds: ttlSeconds,
+  };
   const memoryBodyIgnored = ignored(["id", "ok", "deduplicated", "created_at", "updated_at"]);
   const dedupe: Schema = {
     type: "boolean",
@@ -165,14 +188,14 @@ export function schemas(limits: Limits): Record<string, Schema> {
       type: "object",
       description:
         "A full replacement: every writable field left out goes back to its default (type null, tags [], metadata {}, " +
-        "thread_id null, is_archived false). The read-only fields of a fetched memory may be sent back; they are ignored.",
+        "thread_id null, is_archived false, no expiry). The read-only fields of a fetched memory may be sent back; they are ignored.",
       required: ["content"],
       properties: { ...memoryFields, ...memoryBodyIgnored, ...legacyRecordFields },
       additionalProperties: false,
     },
     MemoryPatch: {
       type: "object",
-      description: "A partial update: fields not sent are kept; null clears type, tags, metadata and thread_id.",
+      description: "A partial update: fields not sent are kept; null clears type, tags, metadata, thread_id and expires_at.",
       properties: {
         ...memoryFields,
         content: { ...content, description: `${content.description} Cannot be null.` },

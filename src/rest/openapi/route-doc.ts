@@ -131,6 +131,7 @@ export const EXAMPLE_MEMORY = {
   metadata: { source: "chat" },
   thread_id: null,
   is_archived: false,
+  expires_at: null,
   created_at: "2026-01-31T09:30:00.000Z",
   updated_at: "2026-01-31T09:30:00.000Z",
 };
