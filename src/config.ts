@@ -81,6 +81,7 @@ const schema = z.object({
   WEBHOOK_RETRY_BASE_MS: int(1).default(30_000),
   WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   WEBHOOK_DISABLE_AFTER_SECONDS: int(1).default(5 * 24 * 3600),
+  WEBHOOK_SECRET_OVERLAP_HOURS: int(0, 24 * 30).default(24),
 
   HISTORY_RETENTION_DAYS: int(0, 36_500).default(30),
   READINESS_TIMEOUT_MS: int(1, 60_000).default(2_000),
@@ -126,6 +127,8 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** An endpoint that has failed every attempt for this long is disabled. */
   disableAfterMs: number;
+  /** After a secret's rotation, deliveries are signed with the previous secret as well for this long. */
+  secretOverlapMs: number;
 }
 
 export interface Config {
@@ -239,6 +242,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
+      secretOverlapMs: e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000,
     },
     historyRetentionDays: e.HISTORY_RETENTION_DAYS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
