@@ -45,17 +45,17 @@ export abstract class WakeableLoop {
       }, wait);
       return;
     }
-    this.running = this.work().then(
-      (found) => {
+    this.running = this.work()
+      .then((found) => {
         this.gatherUntil = found ? performance.now() + (this.options.gatherMs ?? 0) : 0;
-      },
-    ).finally(() => {
-      this.running = undefined;
-      if (this.pending) {
-        this.pending = false;
-        this.wake();
-      }
-    });
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.pending) {
+          this.pending = false;
+          this.wake();
+        }
+      });
   }
 
   /** No more runs; the one under way finishes. */
