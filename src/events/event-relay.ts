@@ -22,7 +22,7 @@ interface OutboxRow {
 const CLAIM_LIMIT = 500;
 // writes made by another instance (or left behind by a crash between commit and relay) wait at most this long
 const POLL_MS = 1000;
-// under a stream of writes, a round waits this long after the last for more events to take at once
+// under a stream of writes (a round found several events), the next waits this long for more to take at once
 const GATHER_MS = 20;
 
 /**
@@ -45,8 +45,8 @@ export class EventRelay extends WakeableLoop {
     super(POLL_MS, { gatherMs: GATHER_MS });
   }
 
-  protected async work(): Promise<boolean> {
-    let found = false;
+  protected async work(): Promise<number> {
+    let found = 0;
     try {
       let rows: OutboxRow[];
       do {
@@ -59,7 +59,7 @@ export class EventRelay extends WakeableLoop {
           [CLAIM_LIMIT],
         );
         if (rows.length === 0) break;
-        found = true;
+        found += rows.length;
         const read = rows.map((row) => ({ seq: String(row.seq), event: eventOf(row), wanted: row.wanted }));
         const { events, deliveries } = await takeOut(this.db.sql, read, this.webhookBody, this.sender.leaseMs);
         for (const event of events) this.feed.publish(event);

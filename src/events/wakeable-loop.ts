@@ -1,10 +1,11 @@
 /**
  * Background work run when woken (after a commit that gave it something to do) and every `pollMs` besides (for
  * what other instances did, or what a crash left behind): one run at a time, and a wake during a run asks for
- * one more run after it, so that nothing woken for is left waiting. After a run that found work, the next one
- * starts no sooner than `gatherMs` after it ended: under a stream of writes each run then takes many of them
- * at once (on the embedded database every statement it saves is one the API's writes do not wait for), while
- * a write after a quiet spell is still taken at once. `chore`, when given a period, runs every `choreMs`.
+ * one more run after it, so that nothing woken for is left waiting. After a run that found several items at
+ * once (a sign that they come faster than runs take them), the next one starts no sooner than `gatherMs` after
+ * it ended: under a stream of writes each run then takes many at once (on the embedded database every statement
+ * saved is one the API's writes do not wait for), while writes one at a time are still taken at once.
+ * `chore`, when given a period, runs every `choreMs`.
  */
 export abstract class WakeableLoop {
   private running: Promise<void> | undefined;
@@ -19,8 +20,8 @@ export abstract class WakeableLoop {
     private readonly options: { choreMs?: number; gatherMs?: number } = {},
   ) {}
 
-  /** Must not throw: a failure is the subclass's to log. Answers whether it found work. */
-  protected abstract work(): Promise<boolean>;
+  /** Must not throw: a failure is the subclass's to log. Answers how many items it found. */
+  protected abstract work(): Promise<number>;
   /** Periodic housekeeping, every `choreMs` when that is given. Must not throw either. */
   protected async chore(): Promise<void> {}
 
@@ -47,7 +48,7 @@ export abstract class WakeableLoop {
     }
     this.running = this.work()
       .then((found) => {
-        this.gatherUntil = found ? performance.now() + (this.options.gatherMs ?? 0) : 0;
+        this.gatherUntil = found > 1 ? performance.now() + (this.options.gatherMs ?? 0) : 0;
       })
       .finally(() => {
         this.running = undefined;

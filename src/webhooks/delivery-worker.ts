@@ -58,8 +58,8 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     this.inFlight.add(sending);
   }
 
-  protected async work(): Promise<boolean> {
-    let found = false;
+  protected async work(): Promise<number> {
+    let found = 0;
     try {
       let due: DueDelivery[];
       do {
@@ -73,7 +73,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
           RETURNING d.id, d.payload, d.attempts, ${ENDPOINT_COLUMNS}`,
           [CLAIM_LIMIT, this.leaseMs],
         );
-        found ||= due.length > 0;
+        found += due.length;
         await this.sendAll(due);
       } while (due.length === CLAIM_LIMIT && !this.stopped);
     } catch (error) {
