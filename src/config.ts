@@ -81,6 +81,7 @@ const schema = z.object({
   WEBHOOK_RETRY_BASE_MS: int(1).default(30_000),
   WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   WEBHOOK_DISABLE_AFTER_SECONDS: int(1).default(5 * 24 * 3600),
+  WEBHOOK_SECRET_OVERLAP_HOURS: int(0, 24 * 30).default(24),
 
   DEDUPE: z.enum(["off", "exact", "near"]).default("off"),
   DEDUPE_NEAR_SIMILARITY: z.coerce.number({ error: "expected a number from 0 to 1" }).min(0).max(1).default(0.95),
@@ -140,6 +141,8 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** An endpoint that has failed every attempt for this long is disabled. */
   disableAfterMs: number;
+  /** After a secret's rotation, deliveries are signed with the previous secret as well for this long. */
+  secretOverlapMs: number;
 }
 
 export interface Config {
@@ -256,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
+      secretOverlapMs: e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000,
     },
     // a near check compares the same newest memories an exact-scan search would
     dedupe: { mode: e.DEDUPE, nearSimilarity: e.DEDUPE_NEAR_SIMILARITY, nearScanMax: e.EXACT_SEARCH_MAX_MEMORIES },

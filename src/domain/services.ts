@@ -98,7 +98,7 @@ function createServices(
 ): Services {
   const totals = new ListTotals(db.singleWriter);
   const deliveries = new DeliveryWorker(db, config.webhooks, logger);
-  const relay = new EventRelay(db, events, logger, () => deliveries.wake(), webhookBody);
+  const relay = new EventRelay(db, events, logger, deliveries, webhookBody);
   const indexer = new Indexer(db, embedder, index, logger);
   const search = new SearchService(db, embedder, index, config.limits, config.exactSearchMaxMemories);
   const termStats = new TermStats(db, totals);

@@ -62,14 +62,41 @@ export class WebhookService {
     if (count === 0) throw notFound("Webhook");
   }
 
-  /** The old secret stops signing at once: the endpoint must take the new one before the next delivery. */
+  /**
+   * A new signing secret. The old one signs every delivery as well for the overlap (WEBHOOK_SECRET_OVERLAP_HOURS),
+   * so that the endpoint can take the new one meanwhile; a second rotation ends the first one's overlap.
+   */
   async rotateSecret(principal: Principal, id: string): Promise<WebhookWithSecret> {
     if (!isUuid(id)) throw notFound("Webhook");
     const secret = newSecret();
-    const { count } = await this.db.prisma.webhook.updateMany({ where: { id, userId: principal.userId }, data: { secret } });
-    const webhook = count ? await this.db.prisma.webhook.findUnique({ where: { id } }) : null;
+    // one statement: previous_secret takes the secret the row held, not the one set beside it
+    const rotated = await this.db.sql.query<{ id: string }>(
+      `UPDATE webhooks
+          SET previous_secret = CASE WHEN $4 > 0 THEN secret END,
+              previous_secret_until = CASE WHEN $4 > 0 THEN now() + $4 * interval '1 millisecond' END,
+              secret = $3
+        WHERE id = $1::uuid AND user_id = $2::uuid
+      RETURNING id`,
+      [id, principal.userId, secret, this.settings.secretOverlapMs],
+    );
+    const webhook = rotated.length ? await this.db.prisma.webhook.findUnique({ where: { id } }) : null;
     if (!webhook) throw notFound("Webhook");
     return { webhook, secret };
+  }
+
+  /**
+   * Sends to a disabled endpoint again, from the next event on: what failed while it was disabled stays failed.
+   * Its failing streak starts afresh (enabling an enabled endpoint changes nothing else).
+   */
+  async enable(principal: Principal, id: string): Promise<Webhook> {
+    if (!isUuid(id)) throw notFound("Webhook");
+    await this.db.prisma.webhook.updateMany({
+      where: { id, userId: principal.userId, enabled: false },
+      data: { enabled: true, disabledReason: null, failingSince: null },
+    });
+    const webhook = await this.db.prisma.webhook.findFirst({ where: { id, userId: principal.userId } });
+    if (!webhook) throw notFound("Webhook");
+    return webhook;
   }
 
   /** The deliveries to one of the user's endpoints, newest first. */

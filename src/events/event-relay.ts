@@ -1,8 +1,9 @@
 import type { Database } from "../db/database.ts";
 import type { JsonObject } from "../domain/json.ts";
 import type { Logger } from "../logger.ts";
+import type { DeliverySender } from "../webhooks/due-delivery.ts";
+import { takeOut, type WebhookBody } from "../webhooks/queue-deliveries.ts";
 import { WakeableLoop } from "./wakeable-loop.ts";
-import { queueDeliveries, type WebhookBody } from "../webhooks/queue-deliveries.ts";
 import type { ChangeEvent, EventType } from "./change-event.ts";
 import type { ChangeFeed } from "./change-feed.ts";
 
@@ -15,53 +16,59 @@ interface OutboxRow {
   thread_id: string | null;
   data: JsonObject | null;
   created_at: Date | string;
+  wanted: boolean;
 }
 
 const CLAIM_LIMIT = 500;
 // writes made by another instance (or left behind by a crash between commit and relay) wait at most this long
 const POLL_MS = 1000;
+// under a stream of writes (a round found several events), the next waits this long for more to take at once
+const GATHER_MS = 20;
 
 /**
  * Moves committed events from the outbox (the events table) to the live feed and to the webhook deliveries.
  * Each event is taken out once, whichever instance gets it first (FOR UPDATE SKIP LOCKED; with REDIS_URL every
- * instance's subscribers hear it), in the transaction that queues its deliveries: an event is never lost to
- * the webhooks between the two. Taken out, not marked: a row kept would hold a copy of a memory's content, and
- * its disk, after the memory itself is gone.
+ * instance's subscribers hear it), in the statement that queues its deliveries: an event is never lost to the
+ * webhooks between the two. Taken out, not marked: a row kept would hold a copy of a memory's content, and its
+ * disk, after the memory itself is gone. A round reads the outbox, then takes out what it read: two statements
+ * however many events and endpoints (the deliveries' bodies are made in between, by the REST layer's shape).
  */
 export class EventRelay extends WakeableLoop {
-  /** `wake()` it once a write has committed; it calls `onDeliveriesQueued` when it has queued webhook deliveries. */
+  /** `wake()` it once a write has committed. */
   constructor(
     private readonly db: Database,
     private readonly feed: ChangeFeed,
     private readonly logger: Logger,
-    private readonly onDeliveriesQueued: () => void,
+    private readonly sender: DeliverySender,
     private readonly webhookBody: WebhookBody,
   ) {
-    super(POLL_MS);
+    super(POLL_MS, { gatherMs: GATHER_MS });
   }
 
-  protected async work(): Promise<void> {
+  protected async work(): Promise<number> {
+    let found = 0;
     try {
-      let claimed: ChangeEvent[];
+      let rows: OutboxRow[];
       do {
-        let queued = 0;
-        claimed = await this.db.sql.transaction(async (sql) => {
-          const rows = await sql.query<OutboxRow>(
-            `DELETE FROM events
-              WHERE seq IN (SELECT seq FROM events ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
-             RETURNING seq, id, type, user_id, object_id, thread_id, data, created_at`,
-            [CLAIM_LIMIT],
-          );
-          const events = rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq))).map(eventOf);
-          queued = events.length ? await queueDeliveries(sql, events, this.webhookBody) : 0;
-          return events;
-        });
-        for (const event of claimed) this.feed.publish(event);
-        if (queued) this.onDeliveriesQueued();
-      } while (claimed.length === CLAIM_LIMIT && !this.stopped);
+        // an endpoint registered between this read and the take-out misses these events, as it would had it
+        // been registered a moment later
+        rows = await this.db.sql.query<OutboxRow>(
+          `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at,
+                  EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = e.user_id AND w.enabled AND e.type = ANY(w.events)) AS wanted
+             FROM events e ORDER BY e.seq LIMIT $1`,
+          [CLAIM_LIMIT],
+        );
+        if (rows.length === 0) break;
+        found += rows.length;
+        const read = rows.map((row) => ({ seq: String(row.seq), event: eventOf(row), wanted: row.wanted }));
+        const { events, deliveries } = await takeOut(this.db.sql, read, this.webhookBody, this.sender.leaseMs);
+        for (const event of events) this.feed.publish(event);
+        if (deliveries.length) this.sender.sendClaimed(deliveries);
+      } while (rows.length === CLAIM_LIMIT && !this.stopped);
     } catch (error) {
       this.logger.warn({ err: error }, "could not relay events; retrying shortly");
     }
+    return found;
   }
 }
 

@@ -24,6 +24,12 @@ const WebhookRef = builder.objectRef<Webhook>("Webhook").implement({
       nullable: true,
       description: "The first failed attempt since its last success.",
     }),
+    previousSecretUntil: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "Until when deliveries are signed with the secret before the last rotation as well.",
+      resolve: (webhook) => (webhook.previousSecretUntil && webhook.previousSecretUntil > new Date() ? webhook.previousSecretUntil : null),
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
   }),
 });
@@ -102,8 +108,16 @@ builder.mutationFields((t) => ({
   }),
   rotateWebhookSecret: t.field({
     type: WebhookWithSecretRef,
-    description: "A new signing secret, used from the next delivery on; the old one stops at once.",
+    description:
+      "A new signing secret, used from the next delivery on. Until previousSecretUntil (the server's " +
+      "WEBHOOK_SECRET_OVERLAP_HOURS) each delivery carries a signature by the old secret as well.",
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, { principal, services }) => services.webhooks.rotateSecret(principal, id),
+  }),
+  enableWebhook: t.field({
+    type: WebhookRef,
+    description: "Sends to a disabled endpoint again, from the next event on; what failed meanwhile stays failed.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, { principal, services }) => services.webhooks.enable(principal, id),
   }),
 }));

@@ -1,11 +1,21 @@
 import { EVENT_TYPES, eventTypeName } from "../events/change-event.ts";
-import type { Webhook } from "../generated/prisma/client.ts";
+import type { Webhook, WebhookDelivery } from "../generated/prisma/client.ts";
 import { objectSchema, timestamp, uuid } from "./openapi/schema-parts.ts";
 import { ref } from "./openapi/types.ts";
 import { fragment, snakeCasedPick, type GraphQLView } from "./wire-shape.ts";
 
 /** The webhook fields every REST answer carries, by their GraphQL names (never the secret). */
-const WEBHOOK_FIELDS = ["id", "url", "events", "description", "enabled", "disabledReason", "failingSince", "createdAt"] as const;
+const WEBHOOK_FIELDS = [
+  "id",
+  "url",
+  "events",
+  "description",
+  "enabled",
+  "disabledReason",
+  "failingSince",
+  "previousSecretUntil",
+  "createdAt",
+] as const;
 
 export const WEBHOOK_FRAGMENT = fragment("RestWebhook", "Webhook", WEBHOOK_FIELDS);
 
@@ -19,6 +29,8 @@ export function restWebhook(webhook: WebhookView) {
   return { ...snakeCasedPick(webhook, WEBHOOK_FIELDS), events: webhook.events.map((name) => byName.get(name)) };
 }
 
+const nullableTime = (description: string) => ({ ...timestamp(description), type: ["string", "null"] as ["string", "null"] });
+
 export const WEBHOOK_SCHEMA = objectSchema<ReturnType<typeof restWebhook>>(
   "An endpoint of yours that receives your events, signed as Standard Webhooks has it.",
   {
@@ -28,7 +40,46 @@ export const WEBHOOK_SCHEMA = objectSchema<ReturnType<typeof restWebhook>>(
     description: { type: ["string", "null"] },
     enabled: { type: "boolean", description: "False once every attempt has failed for too long." },
     disabled_reason: { type: ["string", "null"] },
-    failing_since: { ...timestamp("The first failed attempt since the last success."), type: ["string", "null"] },
+    failing_since: nullableTime("The first failed attempt since the last success."),
+    previous_secret_until: nullableTime("Until when deliveries are signed with the secret before the last rotation as well."),
     created_at: timestamp("When it was created."),
   },
 );
+
+/** The delivery fields of a REST answer, by their GraphQL names: all of them. */
+const DELIVERY_FIELDS = [
+  "id",
+  "eventId",
+  "eventType",
+  "status",
+  "attempts",
+  "nextAttemptAt",
+  "lastAttemptAt",
+  "responseStatus",
+  "lastError",
+  "createdAt",
+  "deliveredAt",
+] as const;
+
+export const DELIVERY_FRAGMENT = fragment("RestWebhookDelivery", "WebhookDelivery", DELIVERY_FIELDS);
+
+/** A delivery as the RestWebhookDelivery fragment returns it; `eventType` by its GraphQL enum name. */
+export type DeliveryView = GraphQLView<WebhookDelivery, (typeof DELIVERY_FIELDS)[number]>;
+
+export function restDelivery(delivery: DeliveryView) {
+  return { ...snakeCasedPick(delivery, DELIVERY_FIELDS), event_type: byName.get(delivery.eventType) };
+}
+
+export const DELIVERY_SCHEMA = objectSchema<ReturnType<typeof restDelivery>>("One event sent (or to be sent) to one endpoint.", {
+  id: uuid("Sent as webhook-id, the same at every attempt."),
+  event_id: uuid("The event's id."),
+  event_type: ref("schemas", "EventType"),
+  status: ref("schemas", "WebhookDeliveryStatus"),
+  attempts: { type: "integer", minimum: 0 },
+  next_attempt_at: nullableTime("When a pending delivery is next tried."),
+  last_attempt_at: nullableTime("When it was last tried."),
+  response_status: { type: ["integer", "null"], description: "The HTTP status of the last attempt." },
+  last_error: { type: ["string", "null"] },
+  created_at: timestamp("When it was queued."),
+  delivered_at: nullableTime("When an attempt succeeded."),
+});

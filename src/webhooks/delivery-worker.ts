@@ -5,16 +5,8 @@ import type { WebhookSettings } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import { WakeableLoop } from "../events/wakeable-loop.ts";
+import { ENDPOINT_COLUMNS, type DeliverySender, type DueDelivery } from "./due-delivery.ts";
 import { send, type Attempt } from "./send.ts";
-
-interface DueDelivery {
-  id: string;
-  payload: string;
-  attempts: number;
-  webhook_id: string;
-  url: string;
-  secret: string;
-}
 
 // deliveries sent at once by one instance
 const CLAIM_LIMIT = 64;
@@ -29,31 +21,45 @@ const RETENTION = "7 days";
  * Sends queued webhook deliveries, signed as Standard Webhooks has it, and records each outcome. A delivery is
  * claimed (FOR UPDATE SKIP LOCKED, so that several instances never send the same one) by pushing its due time
  * past the attempt: if the instance dies mid-attempt, the delivery falls due again and another attempt is made.
- * A failure is retried after retryBaseMs, then four times longer each time, up to maxAttempts; an endpoint that
- * has failed every attempt for disableAfterMs is disabled, with its reason.
+ * First attempts come claimed from the event relay (sendClaimed), queued in the statement that took their
+ * event out; retries, and what another instance or a crash left, are claimed here. A failure is retried after
+ * retryBaseMs, then four times longer each time, up to maxAttempts; an endpoint that has failed every attempt
+ * for disableAfterMs is disabled, with its reason.
  */
-export class DeliveryWorker extends WakeableLoop {
+export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   // connections kept open between deliveries: a busy endpoint would otherwise cost a TCP (and TLS) handshake each
   private readonly agents = {
     "http:": new HttpAgent({ keepAlive: true, maxSockets: 16 }),
     "https:": new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
   };
+  private readonly inFlight = new Set<Promise<void>>();
+  readonly leaseMs: number;
 
   constructor(
     private readonly db: Database,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
   ) {
-    super(POLL_MS, PURGE_MS);
+    super(POLL_MS, { choreMs: PURGE_MS });
+    this.leaseMs = settings.timeoutMs + LEASE_MARGIN_MS;
   }
 
   /** The attempts in flight finish (each within timeoutMs) and are recorded. */
   override async stop(): Promise<void> {
     await super.stop();
+    await Promise.all(this.inFlight);
     for (const agent of Object.values(this.agents)) agent.destroy();
   }
 
-  protected async work(): Promise<void> {
+  sendClaimed(deliveries: DueDelivery[]): void {
+    const sending = this.sendAll(deliveries)
+      .catch((error: unknown) => this.logger.warn({ err: error }, "could not record webhook deliveries; they are retried"))
+      .finally(() => this.inFlight.delete(sending));
+    this.inFlight.add(sending);
+  }
+
+  protected async work(): Promise<number> {
+    let found = 0;
     try {
       let due: DueDelivery[];
       do {
@@ -64,40 +70,51 @@ export class DeliveryWorker extends WakeableLoop {
             WHERE w.id = d.webhook_id
               AND d.id IN (SELECT x.id FROM webhook_deliveries x WHERE x.status = 'pending' AND x.next_attempt_at <= now()
                             ORDER BY x.next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING d.id, d.payload, d.attempts, w.id AS webhook_id, w.url, w.secret`,
-          [CLAIM_LIMIT, this.settings.timeoutMs + LEASE_MARGIN_MS],
+          RETURNING d.id, d.payload, d.attempts, ${ENDPOINT_COLUMNS}`,
+          [CLAIM_LIMIT, this.leaseMs],
         );
-        const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await this.attempt(delivery) })));
-        await this.delivered(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ delivery, status: outcome.status }] : [])));
-        for (const { delivery, outcome } of outcomes) if (!outcome.ok) await this.failed(delivery, outcome);
+        found += due.length;
+        await this.sendAll(due);
       } while (due.length === CLAIM_LIMIT && !this.stopped);
     } catch (error) {
       this.logger.warn({ err: error }, "could not send webhook deliveries; retrying shortly");
     }
+    return found;
+  }
+
+  /** Sends claimed deliveries at once and records their outcomes: the successes in one statement. */
+  private async sendAll(due: DueDelivery[]): Promise<void> {
+    const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await this.attempt(delivery) })));
+    await this.delivered(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ delivery, status: outcome.status }] : [])));
+    for (const { delivery, outcome } of outcomes) if (!outcome.ok) await this.failed(delivery, outcome);
   }
 
   private attempt(delivery: DueDelivery): Promise<Attempt> {
-    // the delivery's id is the message id: the same at every attempt, so that a receiver can drop repeats
+    // the delivery's id is the message id: the same at every attempt, so that a receiver can drop repeats; after
+    // a rotation, a signature by each secret (space-separated, as Standard Webhooks allows) until the old one lapses
+    const now = new Date();
+    const secrets = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
     const headers = {
       "webhook-id": delivery.id,
-      "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
-      "webhook-signature": new Webhook(delivery.secret).sign(delivery.id, new Date(), delivery.payload),
+      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+      "webhook-signature": secrets.map((secret) => new Webhook(secret).sign(delivery.id, now, delivery.payload)).join(" "),
     };
     return send(delivery.url, delivery.payload, headers, { ...this.settings, agents: this.agents });
   }
 
-  /** Recorded together: one statement for a whole round of successes (there may be thousands a second). */
+  /** Recorded together, the endpoints' failing streaks ended with them: one statement for a whole round. */
   private async delivered(done: { delivery: DueDelivery; status: number }[]): Promise<void> {
     if (done.length === 0) return;
     await this.db.sql.query(
-      `UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = now(), response_status = r.status, last_error = NULL
-         FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, status int)
-        WHERE d.id = r.id`,
-      [JSON.stringify(done.map(({ delivery, status }) => ({ id: delivery.id, status })))],
+      `WITH done AS (
+         UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = now(), response_status = r.status, last_error = NULL
+           FROM unnest($1::uuid[], $2::int[]) AS r(id, status)
+          WHERE d.id = r.id
+         RETURNING d.webhook_id
+       )
+       UPDATE webhooks SET failing_since = NULL WHERE id IN (SELECT webhook_id FROM done) AND failing_since IS NOT NULL`,
+      [done.map(({ delivery }) => delivery.id), done.map(({ status }) => status)],
     );
-    await this.db.sql.query("UPDATE webhooks SET failing_since = NULL WHERE id = ANY($1::uuid[]) AND failing_since IS NOT NULL", [
-      [...new Set(done.map(({ delivery }) => delivery.webhook_id))],
-    ]);
   }
 
   private async failed(delivery: DueDelivery, outcome: Extract<Attempt, { ok: false }>): Promise<void> {

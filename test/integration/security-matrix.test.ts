@@ -602,6 +602,20 @@ const idempotencyCases: Case[] = [
 const webhookCases: Case[] = [
   rest({ route: "DELETE /api/v1/webhooks/:id", path: (t) => `/api/v1/webhooks/${t.webhook}`, expected: NOT_FOUND }),
   rest({ route: "GET /api/v1/webhooks", path: () => "/api/v1/webhooks", expected: { status: 200, body: { webhooks: [] } } }),
+  rest({ route: "GET /api/v1/webhooks/:id/deliveries", path: (t) => `/api/v1/webhooks/${t.webhook}/deliveries`, expected: NOT_FOUND }),
+  rest({ route: "POST /api/v1/webhooks/:id/enable", path: (t) => `/api/v1/webhooks/${t.webhook}/enable`, expected: NOT_FOUND }),
+  rest({
+    route: "POST /api/v1/webhooks/:id/rotate-secret",
+    path: (t) => `/api/v1/webhooks/${t.webhook}/rotate-secret`,
+    expected: NOT_FOUND,
+  }),
+  gql({
+    name: "enableWebhook(id: A's)",
+    fields: ["Mutation.enableWebhook"],
+    query: `mutation ($id: ID!) { enableWebhook(id: $id) { id url enabled } }`,
+    variables: (t) => ({ id: t.webhook }),
+    expected: gqlError("NOT_FOUND"),
+  }),
   gql({
     name: "webhookDeliveries(webhookId: A's)",
     fields: ["Query.webhookDeliveries"],

@@ -119,6 +119,135 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
     });
   });
 
+  describe("deliveries list", () => {
+    it("REST pages them newest first, as GraphQL lists them, filtered by status; another user's webhook is 404", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      const { id } = await register(who, hook.url, ["memory.created"]);
+      for (const content of ["one", "two", "three"]) await who.api.post("/api/v1/memory", { content });
+      await hook.waitForAccepted(3);
+      await until(async () => (await who.api.get(`/api/v1/webhooks/${id}/deliveries?status=delivered`)).body.total === 3);
+      const first = await who.api.get(`/api/v1/webhooks/${id}/deliveries?limit=2`);
+      expect(first.status, first.text).toBe(200);
+      expect(first.body).toMatchObject({ total: 3, limit: 2, offset: 0, has_more: true });
+      expect(first.body.deliveries[0]).toEqual({
+        id: expect.any(String),
+        event_id: expect.any(String),
+        event_type: "memory.created",
+        status: "delivered",
+        attempts: 1,
+        next_attempt_at: null,
+        last_attempt_at: expect.any(String),
+        response_status: 204,
+        last_error: null,
+        created_at: expect.any(String),
+        delivered_at: expect.any(String),
+      });
+      const second = await who.api.get(`/api/v1/webhooks/${id}/deliveries?limit=2&offset=2`);
+      expect(second.body).toMatchObject({ total: 3, offset: 2, has_more: false });
+      const restIds = [...first.body.deliveries, ...second.body.deliveries].map((d: { id: string }) => d.id);
+      const graphql = await who.api.graphql(`query($id: ID!) { webhookDeliveries(webhookId: $id) { items { id } } }`, { id });
+      expect(graphql.body.data.webhookDeliveries.items.map((d: { id: string }) => d.id)).toEqual(restIds);
+      // newest first: the last memory's delivery heads the list
+      const newest = JSON.parse(hook.accepted.find((d) => d.headers["webhook-id"] === restIds[0])!.body);
+      expect(newest.data.content).toBe("three");
+      expect((await who.api.get(`/api/v1/webhooks/${id}/deliveries?status=failed`)).body).toMatchObject({ deliveries: [], total: 0 });
+      expect((await who.api.get(`/api/v1/webhooks/${id}/deliveries?status=lost`)).status).toBe(400);
+      const other = await suite.server.newUser();
+      expect((await other.api.get(`/api/v1/webhooks/${id}/deliveries`)).status).toBe(404);
+      expect((await who.api.get(`/api/v1/webhooks/not-an-id/deliveries`)).status).toBe(404);
+    });
+  });
+
+  describe("enabling a disabled endpoint", () => {
+    const disable = (id: string) =>
+      suite.server.app.db.sql.query(
+        "UPDATE webhooks SET enabled = false, disabled_reason = 'failing', failing_since = now() WHERE id = $1::uuid",
+        [id],
+      );
+
+    it("REST POST /enable sends to it again from the next event; another user's is 404", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      const { id } = await register(who, hook.url, ["memory.created"]);
+      await disable(id);
+      await who.api.post("/api/v1/memory", { content: "while disabled" });
+      const other = await suite.server.newUser();
+      expect((await other.api.post(`/api/v1/webhooks/${id}/enable`, {})).status).toBe(404);
+      expect((await who.api.get("/api/v1/webhooks")).body.webhooks[0].enabled).toBe(false);
+      const enabled = await who.api.post(`/api/v1/webhooks/${id}/enable`, {});
+      expect(enabled.status, enabled.text).toBe(200);
+      expect(enabled.body).toMatchObject({ id, enabled: true, disabled_reason: null, failing_since: null });
+      await who.api.post("/api/v1/memory", { content: "after enabling" });
+      await hook.waitForAccepted(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.accepted.map((d) => JSON.parse(d.body).data.content)).toEqual(["after enabling"]);
+    });
+
+    it("GraphQL enableWebhook; another user's is NOT_FOUND", async () => {
+      const who = await suite.server.newUser();
+      const { id } = await register(who, "http://127.0.0.1:9/e", ["memory.created"]);
+      await disable(id);
+      const enable = `mutation($id: ID!) { enableWebhook(id: $id) { id enabled disabledReason failingSince } }`;
+      const other = await suite.server.newUser();
+      expect((await other.api.graphql(enable, { id })).body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+      expect((await who.api.graphql(enable, { id })).body.data.enableWebhook).toEqual({
+        id,
+        enabled: true,
+        disabledReason: null,
+        failingSince: null,
+      });
+    });
+  });
+
+  describe("secret rotation", () => {
+    it("REST: signs with the new and the previous secret during the overlap; another user's is 404", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      const { id, secret: old } = await register(who, hook.url, ["memory.created"]);
+      const other = await suite.server.newUser();
+      expect((await other.api.post(`/api/v1/webhooks/${id}/rotate-secret`, {})).status).toBe(404);
+      const rotated = await who.api.post(`/api/v1/webhooks/${id}/rotate-secret`, {});
+      expect(rotated.status, rotated.text).toBe(200);
+      expect(rotated.body).toMatchObject({ id, secret: expect.stringMatching(/^whsec_/) });
+      expect(rotated.body.secret).not.toBe(old);
+      const overlap = Date.parse(rotated.body.previous_secret_until) - Date.now();
+      expect(overlap).toBeGreaterThan(23.9 * 3_600_000);
+      expect(overlap).toBeLessThanOrEqual(24 * 3_600_000);
+      await who.api.post("/api/v1/memory", { content: "signed twice" });
+      await hook.waitForAccepted(1);
+      const [delivery] = hook.accepted;
+      expect(delivery!.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+      for (const secret of [rotated.body.secret, old]) {
+        const alone = delivery!.headers["webhook-signature"]!.split(" ").filter((signature) => {
+          try {
+            WebhookReceiver.verify(secret, { ...delivery!, headers: { ...delivery!.headers, "webhook-signature": signature } });
+            return true;
+          } catch {
+            return false;
+          }
+        });
+        expect(alone, "one signature by each secret").toHaveLength(1);
+      }
+    });
+
+    it("GraphQL: rotateWebhookSecret answers previousSecretUntil; a second rotation drops the first secret", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      const { id, secret: first } = await register(who, hook.url, ["memory.created"]);
+      const rotate = `mutation($id: ID!) { rotateWebhookSecret(id: $id) { secret webhook { previousSecretUntil } } }`;
+      const once = (await who.api.graphql(rotate, { id })).body.data.rotateWebhookSecret;
+      expect(Date.parse(once.webhook.previousSecretUntil)).toBeGreaterThan(Date.now());
+      const twice = (await who.api.graphql(rotate, { id })).body.data.rotateWebhookSecret;
+      await who.api.post("/api/v1/memory", { content: "after two rotations" });
+      await hook.waitForAccepted(1);
+      const [delivery] = hook.accepted;
+      expect(WebhookReceiver.verify(twice.secret, delivery!).type).toBe("memory.created");
+      expect(WebhookReceiver.verify(once.secret, delivery!).type).toBe("memory.created");
+      expect(() => WebhookReceiver.verify(first, delivery!)).toThrow();
+    });
+  });
+
   describe("delivery", () => {
     it("delivers every event of 200 mixed writes exactly once, each with a valid signature", async () => {
       const who = await suite.server.newUser();
@@ -192,6 +321,7 @@ describe.skipIf(databaseUnavailable())("webhooks: giving up", () => {
     WEBHOOK_RETRY_BASE_MS: "50",
     WEBHOOK_MAX_ATTEMPTS: "3",
     WEBHOOK_DISABLE_AFTER_SECONDS: "2",
+    WEBHOOK_SECRET_OVERLAP_HOURS: "0",
   });
 
   it("marks a delivery failed once its attempts run out, and disables an endpoint failing for too long", async () => {
@@ -208,6 +338,25 @@ describe.skipIf(databaseUnavailable())("webhooks: giving up", () => {
     await until(async () => !(await suite.user.api.get("/api/v1/webhooks")).body.webhooks[0].enabled);
     const [webhook] = (await suite.user.api.get("/api/v1/webhooks")).body.webhooks;
     expect(webhook.disabled_reason).toMatch(/^every attempt since .* failed \(the last: answered 500\)$/);
+    // enabled again, it is sent the next event, and its streak starts afresh
+    hook.behaviour = () => 200;
+    expect((await suite.user.api.post(`/api/v1/webhooks/${id}/enable`, {})).body).toMatchObject({ enabled: true, failing_since: null });
+    await suite.user.api.post("/api/v1/memory", { content: "welcome back" });
+    await hook.waitForAccepted(1);
+    expect(JSON.parse(hook.accepted[0]!.body).data.content).toBe("welcome back");
+  });
+
+  it("with no overlap (WEBHOOK_SECRET_OVERLAP_HOURS=0), a rotation stops the old secret at once", async () => {
+    const who = await suite.server.newUser();
+    const hook = await receiver();
+    const { id, secret: old } = await register(who, hook.url, ["memory.created"]);
+    const rotated = await who.api.post(`/api/v1/webhooks/${id}/rotate-secret`, {});
+    expect(rotated.body.previous_secret_until).toBeNull();
+    await who.api.post("/api/v1/memory", { content: "new secret only" });
+    await hook.waitForAccepted(1);
+    expect(hook.accepted[0]!.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+    expect(WebhookReceiver.verify(rotated.body.secret, hook.accepted[0]!).type).toBe("memory.created");
+    expect(() => WebhookReceiver.verify(old, hook.accepted[0]!)).toThrow();
   });
 });
 

@@ -14,7 +14,7 @@ import { snakeCase } from "../../src/rest/errors.ts";
 import { MEMORY_FRAGMENT, MEMORY_SCHEMA } from "../../src/rest/memory-wire.ts";
 import type { JsonType, Schema } from "../../src/rest/openapi/types.ts";
 import { THREAD_FRAGMENT, THREAD_SCHEMA } from "../../src/rest/thread-wire.ts";
-import { WEBHOOK_FRAGMENT, WEBHOOK_SCHEMA } from "../../src/rest/webhook-wire.ts";
+import { DELIVERY_FRAGMENT, DELIVERY_SCHEMA, WEBHOOK_FRAGMENT, WEBHOOK_SCHEMA } from "../../src/rest/webhook-wire.ts";
 
 /** The JSON type each GraphQL scalar answers with. */
 const JSON_TYPES: Record<string, JsonType> = {
@@ -42,6 +42,7 @@ describe.each([
   { name: "memory", fragment: MEMORY_FRAGMENT, schema: MEMORY_SCHEMA, folded: { data: "content" } },
   { name: "thread", fragment: THREAD_FRAGMENT, schema: THREAD_SCHEMA, folded: {} },
   { name: "webhook", fragment: WEBHOOK_FRAGMENT, schema: WEBHOOK_SCHEMA, folded: {} },
+  { name: "webhook delivery", fragment: DELIVERY_FRAGMENT, schema: DELIVERY_SCHEMA, folded: {} },
 ])("the REST $name", ({ fragment, schema, folded }) => {
   const definition = parse(fragment).definitions[0] as FragmentDefinitionNode;
   const graphqlType = getSchema().getType(definition.typeCondition.name.value);

@@ -7,13 +7,13 @@ import { DEFAULT_RECALL_LIMIT, type RecallPath } from "../../domain/recall.ts";
 import { MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS } from "../../domain/thread.ts";
 import { MAX_URL_CHARS, MAX_WEBHOOK_DESCRIPTION_CHARS } from "../../domain/webhook.ts";
 import { EVENT_TYPES } from "../../events/change-event.ts";
-import { ThreadStatus } from "../../generated/prisma/enums.ts";
+import { ThreadStatus, WebhookDeliveryStatus } from "../../generated/prisma/enums.ts";
 import { errorStatus } from "../../errors.ts";
 import { MAX_LEGACY_ID_CHARS } from "../../graphql/legacy.ts";
 import { LEGACY_MEMORY_SCHEMA } from "../legacy-wire.ts";
 import { MEMORY_SCHEMA } from "../memory-wire.ts";
 import { THREAD_SCHEMA } from "../thread-wire.ts";
-import { WEBHOOK_SCHEMA } from "../webhook-wire.ts";
+import { DELIVERY_SCHEMA, WEBHOOK_SCHEMA } from "../webhook-wire.ts";
 import { uuid } from "./schema-parts.ts";
 import { ref, type Schema } from "./types.ts";
 
@@ -387,7 +387,7 @@ export function schemas(limits: Limits): Record<string, Schema> {
     Webhook: WEBHOOK_SCHEMA,
     WebhookCreated: {
       ...WEBHOOK_SCHEMA,
-      description: "The webhook created, with its signing secret: shown this once.",
+      description: "The webhook, with its signing secret (on creation, or a new one on rotation): shown this once.",
       required: [...WEBHOOK_SCHEMA.required!, "secret"],
       properties: {
         ...WEBHOOK_SCHEMA.properties,
@@ -412,6 +412,13 @@ export function schemas(limits: Limits): Record<string, Schema> {
       },
       additionalProperties: false,
     },
+    WebhookDeliveryStatus: {
+      type: "string",
+      enum: Object.values(WebhookDeliveryStatus),
+      description: "pending (to be sent, or retried), delivered, or failed (attempts run out, or the endpoint disabled).",
+    },
+    WebhookDelivery: DELIVERY_SCHEMA,
+    WebhookDeliveryList: page("deliveries", ref("schemas", "WebhookDelivery")),
     WebhookList: {
       type: "object",
       required: ["webhooks"],

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "webhooks" ADD COLUMN     "previous_secret" TEXT,
+ADD COLUMN     "previous_secret_until" TIMESTAMPTZ(3);
