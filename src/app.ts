@@ -115,7 +115,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       await services.indexer.stop();
       await services.relay.stop();
       await services.deliveries.stop();
-      services.history.stop();
+      await services.history.stop();
       await services.events.close();
       await services.index.close();
       await services.embedder.close?.();

@@ -3,6 +3,7 @@ import type { EventRelay } from "../events/event-relay.ts";
 import type { Logger } from "../logger.ts";
 import type { Indexer } from "./indexer.ts";
 import type { ListTotals } from "./list-totals.ts";
+import { PeriodicChore } from "./periodic-chore.ts";
 
 // memories deleted a statement: a short transaction each, so that writes to the same rows never wait long
 const BATCH = 500;
@@ -16,22 +17,25 @@ const BATCH = 500;
  * version of its history, with no key (the service made the change).
  */
 export class ExpirySweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private readonly sweeping: PeriodicChore;
 
   constructor(
     private readonly db: Database,
     private readonly totals: ListTotals,
     private readonly indexer: Indexer,
     private readonly relay: EventRelay,
-    private readonly logger: Logger,
-    private readonly everySeconds: number,
-  ) {}
+    logger: Logger,
+    everySeconds: number,
+  ) {
+    this.sweeping = new PeriodicChore(() => this.sweepAll(), everySeconds * 1000, logger, {
+      done: "deleted expired memories",
+      failed: "could not delete expired memories; trying again later",
+    });
+  }
 
   /** Deletes every memory expired by now, in batches; answers how many. One sweep at a time per process. */
   sweep(): Promise<number> {
-    this.running ??= this.sweepAll().finally(() => (this.running = undefined));
-    return this.running;
+    return this.sweeping.run();
   }
 
   private async sweepAll(): Promise<number> {
@@ -60,18 +64,11 @@ export class ExpirySweeper {
 
   /** Sweeps now and every `everySeconds`, until stopped. */
   start(): void {
-    const sweep = () =>
-      this.sweep().then(
-        (count) => count > 0 && this.logger.info({ count }, "deleted expired memories"),
-        (error: unknown) => this.logger.warn({ err: error }, "could not delete expired memories; trying again later"),
-      );
-    void sweep();
-    this.timer = setInterval(sweep, this.everySeconds * 1000).unref();
+    this.sweeping.start();
   }
 
   /** Stops the timer and waits for a sweep in progress (its deletes then reach the index before the index closes). */
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => {});
+  stop(): Promise<void> {
+    return this.sweeping.stop();
   }
 }

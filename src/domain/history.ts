@@ -4,6 +4,7 @@ import type { Logger } from "../logger.ts";
 import { isUuid } from "./ids.ts";
 import type { JsonObject } from "./json.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
+import { PeriodicChore } from "./periodic-chore.ts";
 
 export const DEFAULT_HISTORY_LIMIT = 20;
 const PURGE_EVERY_MS = 60 * 60_000;
@@ -32,13 +33,18 @@ interface VersionRow extends Omit<MemoryVersion, "version"> {
  * passed since the delete, then purged.
  */
 export class HistoryService {
-  private timer: NodeJS.Timeout | undefined;
+  private readonly purging: PeriodicChore;
 
   constructor(
     private readonly db: Database,
     private readonly retentionDays: number,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.purging = new PeriodicChore(() => this.purge(), PURGE_EVERY_MS, logger, {
+      done: "purged the history of memories deleted long ago",
+      failed: "could not purge old memory history; trying again later",
+    });
+  }
 
   async list(principal: Principal, memoryId: string, limit?: number | null, offset?: number | null): Promise<PageOf<MemoryVersion>> {
     const page = checkPage(limit, offset, DEFAULT_HISTORY_LIMIT);
@@ -83,16 +89,10 @@ export class HistoryService {
 
   /** Purges now and every hour, until stopped. */
   start(): void {
-    const purge = () =>
-      this.purge().then(
-        (count) => count > 0 && this.logger.info({ count }, "purged the history of memories deleted long ago"),
-        (error: unknown) => this.logger.warn({ err: error }, "could not purge old memory history; trying again later"),
-      );
-    void purge();
-    this.timer = setInterval(purge, PURGE_EVERY_MS).unref();
+    this.purging.start();
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.purging.stop();
   }
 }
