@@ -1,12 +1,12 @@
 import { WritingService } from "./writing-service.ts";
-import type { Principal } from "./principal.ts";
+import type { Author, Principal } from "./principal.ts";
 import { AppError, invalid, notFound } from "../errors.ts";
 import type { Memory, Prisma } from "../generated/prisma/client.ts";
 import { Coalescer } from "./coalesce.ts";
 import { GroupInsert } from "./group-insert.ts";
 import { isUuid, newId } from "./ids.ts";
 import { LEXICAL_VERSION, replaceTerms } from "./lexical.ts";
-import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type MemoryChanges } from "./memory-rows.ts";
+import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type EmbeddingColumns, type MemoryChanges } from "./memory-rows.ts";
 import {
   checkTags,
   checkType,
@@ -224,18 +224,27 @@ export class MemoryService extends WritingService {
     return this.write(principal, id, completeValues(input, this.limits), query);
   }
 
+  /**
+   * An import's full replacement of a memory its author holds already: `vector`, the file's embedding when it
+   * was made by this service's embedder, is kept instead of embedding the content again.
+   */
+  restore(author: Author, id: string, values: MemoryValues, vector?: EmbeddingColumns): Promise<Memory> {
+    return this.write(author, id, values, {}, vector);
+  }
+
   private async write(
-    principal: Principal,
+    principal: Author,
     id: string,
     values: Partial<MemoryValues>,
     query: MemoryQuery,
+    vector?: EmbeddingColumns,
   ): Promise<Memory> {
     if (!isUuid(id)) throw notFound("Memory");
     let changes: MemoryChanges = { ...values, writtenByKey: principal.keyId };
     const content = values.content;
     if (content !== undefined) {
-      const [vector] = (await this.indexer.embedForWrite([content])) ?? [];
-      changes = { ...changes, ...this.indexer.embeddingColumns(vector), lexicalVersion: LEXICAL_VERSION };
+      const columns = vector ?? this.indexer.embeddingColumns(((await this.indexer.embedForWrite([content])) ?? [])[0]);
+      changes = { ...changes, ...columns, lexicalVersion: LEXICAL_VERSION };
     }
     const reindex = INDEXED_FIELDS.some((field) => values[field] !== undefined);
     await this.db.sql.transaction(async (sql) => {

@@ -7,7 +7,9 @@ import { DeliveryWorker } from "../webhooks/delivery-worker.ts";
 import type { WebhookBody } from "../webhooks/queue-deliveries.ts";
 import { openEmbedder } from "../embeddings/open.ts";
 import type { Logger } from "../logger.ts";
+import { ExportService } from "./export.ts";
 import { HistoryService } from "./history.ts";
+import { ImportService } from "./import.ts";
 import { openVectorIndex } from "../vectors/open.ts";
 import type { VectorIndex } from "../vectors/vector-index.ts";
 import { IdempotencyService } from "./idempotency.ts";
@@ -49,6 +51,9 @@ export interface Services {
   deliveries: DeliveryWorker;
   /** Memories' history; its purge of deleted memories' history is started by the server. */
   history: HistoryService;
+  /** A user's threads and memories, streamed out (export) and read back in (import). */
+  exports: ExportService;
+  imports: ImportService;
 }
 
 /** Seams for tests: a failing or counting embedder, or a wrapper around the configured index. */
@@ -100,6 +105,8 @@ function createServices(
   const termStats = new TermStats(db, totals);
   const termIndex = db.singleWriter ? new TermIndex(db, logger) : undefined;
   if (termIndex) totals.watch((userId, memoryIds) => termIndex.changed(userId, memoryIds));
+  const memories = new MemoryService(db, config.limits, totals, indexer, relay);
+  const history = new HistoryService(db, config.historyRetentionDays, logger);
   return {
     db,
     embedder,
@@ -108,7 +115,7 @@ function createServices(
     users: new UserService(db),
     idempotency: new IdempotencyService(db),
     apiKeys: new ApiKeyService(db),
-    memories: new MemoryService(db, config.limits, totals, indexer, relay),
+    memories,
     threads: new ThreadService(db, config.limits, totals, indexer, relay),
     search,
     recall: new RecallService(db, search, termStats, termIndex),
@@ -118,6 +125,8 @@ function createServices(
     relay,
     webhooks: new WebhookService(db, config.webhooks),
     deliveries,
-    history: new HistoryService(db, config.historyRetentionDays, logger),
+    history,
+    exports: new ExportService(db, history),
+    imports: new ImportService(memories, db, config.limits, totals, indexer, relay),
   };
 }

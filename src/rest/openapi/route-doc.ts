@@ -18,7 +18,8 @@ export interface RouteDoc {
     schema: Schema;
     examples: Record<string, { summary: string; value: unknown }>;
   };
-  success: { status: 200 | 201; description: string; schema: Schema; example?: unknown };
+  /** `contentType`: application/json unless given (a streamed NDJSON answer: the schema is of one line). */
+  success: { status: 200 | 201; description: string; schema: Schema; example?: unknown; contentType?: string };
   errors?: RouteErrors;
 }
 
