@@ -1,6 +1,6 @@
 import { isInputType, type GraphQLSchema } from "graphql";
 import type { ExportItem, StoredEmbedding } from "../domain/export.ts";
-import type { ImportItem, ImportResult } from "../domain/import.ts";
+import type { ImportItem, ImportLine, ImportResult } from "../domain/import.ts";
 import type { MemoryInput } from "../domain/memory-input.ts";
 import { isPlainObject } from "../domain/json.ts";
 import type { Memory } from "../domain/memory.ts";
@@ -88,7 +88,7 @@ function inputType(schema: GraphQLSchema, name: string) {
  * An import line as the import service takes it: checked against the GraphQL input of a create, as the batch
  * route checks its items. `history` is read past (a memory's history starts anew with its import).
  */
-export function importItemOf(value: unknown, schema: GraphQLSchema): ImportItem {
+function importItemOf(value: unknown, schema: GraphQLSchema): ImportItem {
   if (!isPlainObject(value)) throw invalid("line", "must be a JSON object");
   const { kind = "memory", id, created_at, updated_at, embedding, history: _history, ...fields } = value;
   if (id != null && typeof id !== "string") throw invalid("id", "must be a UUID");
@@ -106,9 +106,14 @@ export function restImportResult({ line, kind, id, status, error }: ImportResult
   return { line, kind, id, status, ...(error ? { error: restError(error) } : {}) };
 }
 
-/** Why a line could not be read, as an AppError (a JSON syntax error is the client's, not the server's). */
-export function lineError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
-  if (error instanceof SyntaxError) return new AppError("INVALID_JSON", `The line is not valid JSON: ${error.message}`);
-  throw error;
+/** Line `line` of an import, read (`read` parses it) into an item, or the reason it cannot be. */
+export function importLineOf(line: number, read: () => unknown, schema: GraphQLSchema): ImportLine {
+  try {
+    return { line, item: importItemOf(read(), schema) };
+  } catch (error) {
+    if (error instanceof AppError) return { line, error };
+    // a JSON syntax error is the client's, not the server's
+    if (error instanceof SyntaxError) return { line, error: new AppError("INVALID_JSON", `The line is not valid JSON: ${error.message}`) };
+    throw error;
+  }
 }

@@ -254,6 +254,16 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
       check("post", "/api/v1/webhooks", hook);
       check("get", "/api/v1/webhooks", await api.get("/api/v1/webhooks"));
       check("delete", "/api/v1/webhooks/{id}", await api.delete(`/api/v1/webhooks/${hook.body.id}`));
+      const exported = await api.get("/api/v1/export?history=true&embeddings=true");
+      check("get", "/api/v1/export", exported);
+      const lines = exported.text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as unknown);
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines) expect(conformance.matches({ $ref: "#/components/schemas/ExportLine" }, line)).toBeUndefined();
+      check(
+        "post",
+        "/api/v1/import",
+        await api.post("/api/v1/import", undefined, { raw: exported.text, headers: { "content-type": "application/x-ndjson" } }),
+      );
 
       const uncovered = createRouter()
         .list()

@@ -128,7 +128,9 @@ function operation(route: RouteInfo, doc: RouteDoc, config: Config): Operation {
       ? {
           requestBody: {
             required: true,
-            content: { "application/json": { schema: doc.body.schema, examples: doc.body.examples } },
+            content: Object.fromEntries(
+              (doc.body.contentTypes ?? ["application/json"]).map((type) => [type, { schema: doc.body!.schema, examples: doc.body!.examples }]),
+            ),
           },
         }
       : {}),

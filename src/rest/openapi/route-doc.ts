@@ -17,6 +17,8 @@ export interface RouteDoc {
   body?: {
     schema: Schema;
     examples: Record<string, { summary: string; value: unknown }>;
+    /** The media types the body may be sent as; application/json unless given. */
+    contentTypes?: string[];
   };
   /** `contentType`: application/json unless given (a streamed NDJSON answer: the schema is of one line). */
   success: { status: 200 | 201; description: string; schema: Schema; example?: unknown; contentType?: string };

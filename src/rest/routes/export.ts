@@ -1,11 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import type { GraphQLSchema } from "graphql";
-import type { ImportLine } from "../../domain/import.ts";
+import type { ImportLine, ImportSummary } from "../../domain/import.ts";
 import { isPlainObject } from "../../domain/json.ts";
 import { AppError, invalid } from "../../errors.ts";
 import { isJsonContentType, parseJsonBody, readBody } from "../../transport/body.ts";
-import { ndjsonLines, NDJSON, type BodyLine } from "../../transport/ndjson.ts";
-import { exportLine, importItemOf, lineError, restImportResult } from "../export-wire.ts";
+import { NDJSON } from "../../transport/ndjson.ts";
+import { importLineOf, restImportResult } from "../export-wire.ts";
+import { exportLines, importNdjson, type RestImportResult } from "../portability.ts";
 import { boolParam, EXAMPLE_MEMORY, EXAMPLE_MEMORY_ID, type RouteDoc } from "../openapi/route-doc.ts";
 import { ref } from "../openapi/types.ts";
 import type { RestHandler, Router } from "../router.ts";
@@ -37,11 +38,8 @@ const exportDoc: RouteDoc = {
 export const exportRecords: RestHandler = async ({ query, context }) => {
   query.only(["history", "embeddings"]);
   const options = { history: query.bool("history") === true, embeddings: query.bool("embeddings") === true };
-  const items = context.services.exports.export(context.principal.userId, options);
-  async function* lines() {
-    for await (const item of items) yield exportLine(item);
-  }
-  return { status: 200, body: null, lines: lines(), headers: { "content-disposition": 'attachment; filename="memories.ndjson"' } };
+  const lines = exportLines(context.services, context.principal.userId, options);
+  return { status: 200, body: null, lines, headers: { "content-disposition": 'attachment; filename="memories.ndjson"' } };
 };
 
 const importDoc: RouteDoc = {
@@ -60,6 +58,7 @@ const importDoc: RouteDoc = {
     "HTTP_REQUEST_TIMEOUT_SECONDS, and the import stores as it reads: raise it for large files, or use `npm run import`.",
   body: {
     schema: ref("schemas", "ImportRequest"),
+    contentTypes: [NDJSON, "application/json"],
     examples: {
       ndjson: {
         summary: "Lines of an export (shown here as a list)",
@@ -91,33 +90,12 @@ const importDoc: RouteDoc = {
   },
 };
 
-/** The lines of an NDJSON import, each read into an import item (or the reason it cannot be). */
-async function* ndjsonItems(lines: AsyncIterable<BodyLine>, schema: GraphQLSchema): AsyncGenerator<ImportLine> {
-  for await (const entry of lines) {
-    if ("error" in entry) {
-      yield entry;
-      continue;
-    }
-    try {
-      yield { line: entry.line, item: importItemOf(JSON.parse(entry.text), schema) };
-    } catch (error) {
-      yield { line: entry.line, error: lineError(error) };
-    }
-  }
-}
-
 /** The items of a JSON import: a bare array, or {"memories": [...]}; numbered from 1. */
 async function* arrayItems(req: IncomingMessage, maxBytes: number, schema: GraphQLSchema): AsyncGenerator<ImportLine> {
   const body = parseJsonBody(req, await readBody(req, maxBytes));
   const items = Array.isArray(body) ? body : isPlainObject(body) && Array.isArray(body.memories) ? body.memories : undefined;
   if (!items) throw invalid("body", 'must be NDJSON lines, an array of records, or {"memories": [...]}');
-  for (const [index, value] of items.entries()) {
-    try {
-      yield { line: index + 1, item: importItemOf(value, schema) };
-    } catch (error) {
-      yield { line: index + 1, error: lineError(error) };
-    }
-  }
+  for (const [index, value] of items.entries()) yield importLineOf(index + 1, () => value, schema);
 }
 
 /** POST /api/v1/import */
@@ -126,20 +104,20 @@ export const importRecords: RestHandler = async ({ req, query, schema, context }
   const { imports } = context.services;
   const limits = imports.readLimits;
   const type = req.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
-  let lines: AsyncIterable<ImportLine>;
+  const results: RestImportResult[] = [];
+  const author = { userId: context.principal.userId, keyId: context.principal.keyId };
+  let summary: ImportSummary;
   if (type === NDJSON) {
     if (Number(req.headers["content-length"]) > limits.maxTotalBytes) {
       throw new AppError("PAYLOAD_TOO_LARGE", `The request body must be at most ${limits.maxTotalBytes} bytes`);
     }
-    lines = ndjsonItems(ndjsonLines(req, limits), schema);
+    summary = await importNdjson(context.services, schema, author, req, (result) => results.push(result));
   } else if (isJsonContentType(req)) {
-    lines = arrayItems(req, limits.maxLineBytes, schema);
+    const items = arrayItems(req, limits.maxLineBytes, schema);
+    summary = await imports.import(author, items, (result) => results.push(restImportResult(result)));
   } else {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", `The body must be ${NDJSON} (an export) or application/json (an array of memories)`);
   }
-  const results: ReturnType<typeof restImportResult>[] = [];
-  const author = { userId: context.principal.userId, keyId: context.principal.keyId };
-  const summary = await imports.import(author, lines, (result) => results.push(restImportResult(result)));
   return { status: 200, body: { ...summary, results } };
 };
 
