@@ -21,7 +21,8 @@ export async function withPortability<T>(config: Config, fn: (portability: Porta
       if (!(error instanceof NoServerError)) throw error;
     }
   }
-  const logger = createLogger("warn");
+  // stderr: stdout may be the export itself
+  const logger = createLogger("warn", 2);
   const db = await openDatabase(config, logger);
   try {
     const services = await openServices(db, config, logger, webhookBody);
