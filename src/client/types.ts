@@ -50,10 +50,48 @@ export type UpdateMemoryInput = (ContentInput | { content?: undefined; data?: un
 /** PUT: every writable field; what is left out goes back to its default. */
 export type ReplaceMemoryInput = ContentInput & MemoryFields & { is_archived?: boolean };
 
+/** A scalar a metadata condition compares: ranges compare numbers, or ISO 8601 dates given as strings. */
+export type MetadataScalar = string | number | boolean;
+
+/**
+ * A test of the values at `path` (dot-separated keys) in a memory's metadata; an array there passes when one
+ * of its elements does. Give one test: `eq`, `in`, a range (`gt`, `gte`, `lt`, `lte`) or `exists`.
+ */
+export interface MetadataCondition {
+  path: string;
+  eq?: MetadataScalar;
+  in?: MetadataScalar[];
+  gt?: number | string;
+  gte?: number | string;
+  lt?: number | string;
+  lte?: number | string;
+  /** true: a value other than null is there; false: none is. */
+  exists?: boolean;
+}
+
+/**
+ * A filter with boolean logic and metadata conditions (sent as the `filter` parameter): every field of one
+ * object must hold; `and`, `or` and `not` combine filters. At most 5 levels and 32 conditions.
+ */
+export interface MemoryFilter {
+  type?: string;
+  /** Every one of these tags. */
+  tags?: string[];
+  thread_id?: string;
+  metadata?: MetadataCondition[];
+  and?: MemoryFilter[];
+  or?: MemoryFilter[];
+  not?: MemoryFilter;
+}
+
 export interface ListMemoriesParams {
   /** Page size: default 20, at most 100. */
   limit?: number;
   offset?: number;
+  /** The `next_cursor` of an earlier page: the page after it, which memories added meanwhile do not shift. Not with `offset`. */
+  cursor?: string;
+  /** Conditions beyond the simple parameters; a field may not be given both here and as its own parameter. */
+  filter?: MemoryFilter;
   type?: string;
   /** Matches memories that carry every listed tag. */
   tags?: string[];
@@ -66,8 +104,11 @@ export interface MemoryPage {
   memories: Memory[];
   total: number;
   limit: number;
-  offset: number;
+  /** null for a page asked for by cursor. */
+  offset: number | null;
   has_more: boolean;
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
 }
 
 export interface SearchParams {
@@ -78,6 +119,7 @@ export interface SearchParams {
   /** ISO 8601 timestamp, or a Date (sent as ISO 8601). */
   from_date?: string | Date;
   to_date?: string | Date;
+  filter?: MemoryFilter;
 }
 
 /** What a search or a recall result shows of the memory it found. */
@@ -109,6 +151,7 @@ export interface RecallParams {
   limit?: number;
   /** Scopes the lexical part of recall to one thread. */
   thread_id?: string;
+  filter?: MemoryFilter;
 }
 
 export interface RecallResult extends FoundMemory {
