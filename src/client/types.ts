@@ -239,3 +239,60 @@ export interface DeleteThreadParams {
   /** true: delete the thread's memories too; otherwise they stay, without a thread_id. */
   delete_memories?: boolean;
 }
+
+export interface ExportParams {
+  /** Add each memory's history (its versions, oldest first). */
+  history?: boolean;
+  /** Add each memory's vector and the embedder that made it, so that an import into the same embedder need not embed. */
+  embeddings?: boolean;
+}
+
+/** A version of a memory's history: the memory before and after a change. */
+export interface MemoryVersion {
+  version: number;
+  /** created, updated, archived, unarchived or deleted. */
+  action: string;
+  changed_at: string;
+  key_id: string | null;
+  key_name: string | null;
+  before: Memory | null;
+  after: Memory | null;
+}
+
+export interface ExportedThread extends Thread {
+  kind: "thread";
+}
+
+export interface ExportedMemory extends Memory {
+  kind: "memory";
+  history?: MemoryVersion[];
+  /** The embedder's id (model and dimensions) and the float32 little-endian vector in base64; null: not embedded yet. */
+  embedding?: { embedder: string; vector: string } | null;
+}
+
+/** One line of an export. */
+export type ExportRecord = ExportedThread | ExportedMemory;
+
+/** What an import takes: export lines, or plain memories (a new id each, unless they carry one). */
+export type ImportRecord =
+  | ExportRecord
+  | (MemoryFields & { content: MemoryContent; id?: string; is_archived?: boolean; created_at?: string; updated_at?: string });
+
+export interface ImportLineResult {
+  /** The record's place in the list, from 1. */
+  line: number;
+  kind: "thread" | "memory" | null;
+  id: string | null;
+  status: "created" | "updated" | "skipped" | "failed";
+  error?: { code: string; message: string };
+}
+
+export interface ImportResult {
+  created: number;
+  /** Records held already, different in the import. */
+  updated: number;
+  /** Records held already, the same in the import. */
+  skipped: number;
+  failed: number;
+  results: ImportLineResult[];
+}

@@ -350,6 +350,31 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
     });
   });
 
+  describe("records.export and records.import", () => {
+    it("exports a user's threads and memories, and imports them into another account's empty store idempotently", async () => {
+      const owner = clientFor((await suite.server.newUser()).key);
+      const thread = await owner.threads.create({ title: "Trip" });
+      const memory = await owner.memories.create({ content: "Flight on May 3", thread_id: thread.id, tags: ["travel"] });
+      const records = await owner.records.export({ embeddings: true });
+      expect(records.map((record) => [record.kind, record.id])).toEqual([
+        ["thread", thread.id],
+        ["memory", memory.id],
+      ]);
+      expect(records[1]).toMatchObject({ content: "Flight on May 3", embedding: { embedder: expect.any(String), vector: expect.any(String) } });
+
+      // the ids are the owner's: in another account the lines fail; without them, they are that account's own
+      const other = clientFor((await suite.server.newUser()).key);
+      const refused = await other.records.import(records);
+      expect(refused).toMatchObject({ created: 0, failed: 2 });
+      expect(refused.results[0]!.error!.message).toMatch(/^id is in use/);
+      const plain = await other.records.import([{ content: "A plain note", tags: ["x"] }]);
+      expect(plain).toMatchObject({ created: 1, failed: 0, results: [{ line: 1, kind: "memory", status: "created" }] });
+
+      const again = await owner.records.import(records);
+      expect(again).toMatchObject({ created: 0, updated: 0, skipped: 2, failed: 0 });
+    });
+  });
+
   describe("authentication", () => {
     it("a wrong key is INVALID_API_KEY at once, without a retry", async () => {
       const requests: number[] = [];
