@@ -200,6 +200,17 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     expect(byLine[9]).toMatchObject({ status: "created" });
   });
 
+  it("reads page after page: every memory once, oldest first, past the size of a page", async () => {
+    const api = (await suite.server.newUser()).api;
+    const ids: string[] = [];
+    for (let batch = 0; batch < 11; batch++) {
+      const res = await api.post("/api/v1/memory/batch", Array.from({ length: 100 }, (_, i) => ({ content: `note ${batch * 100 + i}` })));
+      ids.push(...res.body.results.map((r: Line) => r.id));
+    }
+    const { lines } = await exportOf(api);
+    expect(lines.map((line) => line.id)).toEqual(ids);
+  });
+
   it("takes a JSON array of plain memories, and refuses other bodies", async () => {
     const api = (await suite.server.newUser()).api;
     const res = await api.post("/api/v1/import", [{ content: "one" }, { content: "two", type: "task" }]);
