@@ -1,40 +1,31 @@
 import type { Config } from "../config.ts";
-import { NoServerError, remotePortability } from "../control/client.ts";
+import { remotePortability } from "../control/client.ts";
 import { openDatabase } from "../db/open.ts";
 import { openServices } from "../domain/services.ts";
 import { getSchema } from "../graphql/schema.ts";
 import { createLogger } from "../logger.ts";
 import { portability, type Portability } from "../rest/portability.ts";
 import { webhookBody } from "../rest/webhook-body.ts";
-import { UsageError } from "./run.ts";
+import { viaServerOr } from "./run.ts";
 
-/**
- * Runs `fn` with whoever may read and write the user's records: on the embedded database, the server that holds
- * it (through its control socket) when one runs; otherwise the database itself, with the services opened here.
- */
-export async function withPortability<T>(config: Config, fn: (portability: Portability) => Promise<T>): Promise<T> {
-  if (!config.databaseUrl) {
-    if (config.dataDir.startsWith("memory://")) throw new UsageError("DATA_DIR=memory:// keeps nothing between runs.");
+/** Runs `fn` with whoever may read and write the user's records: the server that holds the database, or this process. */
+export function withPortability<T>(config: Config, fn: (portability: Portability) => Promise<T>): Promise<T> {
+  return viaServerOr(config, () => fn(remotePortability(config.dataDir)), async () => {
+    // stderr: stdout may be the export itself
+    const logger = createLogger("warn", 2);
+    const db = await openDatabase(config, logger);
     try {
-      return await fn(remotePortability(config.dataDir));
-    } catch (error) {
-      if (!(error instanceof NoServerError)) throw error;
-    }
-  }
-  // stderr: stdout may be the export itself
-  const logger = createLogger("warn", 2);
-  const db = await openDatabase(config, logger);
-  try {
-    const services = await openServices(db, config, logger, webhookBody);
-    try {
-      return await fn(portability(services, getSchema()));
+      const services = await openServices(db, config, logger, webhookBody);
+      try {
+        return await fn(portability(services, getSchema()));
+      } finally {
+        await services.indexer.stop();
+        await services.index.close();
+        await services.embedder.close?.();
+        await services.events.close();
+      }
     } finally {
-      await services.indexer.stop();
-      await services.index.close();
-      await services.embedder.close?.();
-      await services.events.close();
+      await db.close();
     }
-  } finally {
-    await db.close();
-  }
+  });
 }
