@@ -76,6 +76,8 @@ export async function sendNdjson(
   errorLine: (error: unknown) => unknown,
 ): Promise<void> {
   res.writeHead(200, { ...headers, "content-type": `${NDJSON}; charset=utf-8` });
+  // a HEAD request gets the headers only: the items are never asked for, so nothing is read for them
+  if (res.req.method === "HEAD") return void res.end();
   // one listener each for the whole stream (compression moves "drain" listeners to its own stream)
   let wake: (() => void) | undefined;
   const ready = () => wake?.();

@@ -219,6 +219,10 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     const text = await api.post("/api/v1/import", undefined, { raw: "hello", headers: { "content-type": "text/plain" } });
     expect(text.status).toBe(415);
     expect((await api.get("/api/v1/export?history=maybe")).status).toBe(400);
+    const head = await api.request("HEAD", "/api/v1/export");
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
+    expect(head.text).toBe("");
     expect((await suite.server.client().get("/api/v1/export")).status).toBe(401);
   });
 });
