@@ -106,19 +106,16 @@ export class ImportService extends WritingService {
     for await (const entry of lines) {
       if ("error" in entry) {
         pending.push({ line: entry.line, result: { line: entry.line, kind: null, id: null, status: "failed", error: entry.error } });
-        continue;
-      }
-      const { item } = entry;
-      if (item.kind === "thread") {
+      } else if (entry.item.kind === "thread") {
         await flush();
-        report(await this.storeThread(author, entry.line, item));
-        continue;
+        report(await this.storeThread(author, entry.line, entry.item));
+      } else {
+        // the same id twice in one statement cannot be: the second waits for the next batch, and finds the first
+        const id = entry.item.id?.toLowerCase();
+        if (id !== undefined && ids.has(id)) await flush();
+        if (id !== undefined) ids.add(id);
+        pending.push({ line: entry.line, item: entry.item });
       }
-      // the same id twice in one statement cannot be: the second waits for the next batch, and finds the first
-      const id = item.id?.toLowerCase();
-      if (id !== undefined && ids.has(id)) await flush();
-      if (id !== undefined) ids.add(id);
-      pending.push({ line: entry.line, item });
       if (pending.length >= MAX_BATCH_ITEMS) await flush();
     }
     await flush();

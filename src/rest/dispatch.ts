@@ -57,6 +57,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
       const appError = asAppError(error);
       if (!res.headersSent) {
         if (appError.code === "INTERNAL") throw error;
+        if (appError.code === "PAYLOAD_TOO_LARGE") res.setHeader("connection", "close"); // the rest of the body is unread
         return restErrorReply(appError);
       }
       if (appError.code === "INTERNAL") logger.error({ err: appError.cause ?? error, requestId }, "stream failed");
@@ -85,7 +86,10 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
       schema,
       body,
     });
-    if (match.options.streaming) return streamed(exchange, match.handler(request(() => Promise.reject(new Error("a streaming route reads its own body")))));
+    if (match.options.streaming) {
+      const noBody = () => Promise.reject(new Error("a streaming route reads its own body"));
+      return streamed(exchange, match.handler(request(noBody)));
+    }
     const raw = WITH_BODY.has(method) ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
     let body: unknown;
     return idempotent(idempotency, req, context.principal, raw, async () => {

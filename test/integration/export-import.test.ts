@@ -211,6 +211,18 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     expect(lines.map((line) => line.id)).toEqual(ids);
   });
 
+  it("stores a record given twice in one file once: the later line replaces the earlier", async () => {
+    const api = (await suite.server.newUser()).api;
+    const id = "01a20000-0000-7000-8000-00000000abcd";
+    const result = await importOf(api, [
+      { id, content: "first version" },
+      { id, content: "first version" },
+      { id, content: "second version" },
+    ]);
+    expect(result.results.map((r) => r.status)).toEqual(["created", "skipped", "updated"]);
+    expect((await api.get(`/api/v1/memories/${id}`)).body.content).toBe("second version");
+  });
+
   it("takes a JSON array of plain memories, and refuses other bodies", async () => {
     const api = (await suite.server.newUser()).api;
     const res = await api.post("/api/v1/import", [{ content: "one" }, { content: "two", type: "task" }]);
