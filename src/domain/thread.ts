@@ -36,7 +36,7 @@ function checkText(field: string, value: string, max: number): string {
   return clean;
 }
 
-export const THREAD_STATUSES: readonly ThreadStatus[] = ["active", "archived", "completed"];
+const THREAD_STATUSES: readonly ThreadStatus[] = ["active", "archived", "completed"];
 
 /** A thread's values, checked: what is not given takes its default (status active, no description, {}). */
 export function threadValues(input: ThreadInput, limits: Limits) {
