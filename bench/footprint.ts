@@ -8,7 +8,7 @@
 // directory of at most 500 MB with 100 000 short memories.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freePort, startServerProcess } from "../scripts/lib/server-process.ts";
@@ -17,6 +17,7 @@ import { vectorsLanded } from "./lib/backlog.ts";
 import { BenchClient, progress } from "./lib/client.ts";
 import { generateMemories } from "./lib/corpus.ts";
 import { machineLine } from "./lib/machine.ts";
+import { memoryOf } from "./lib/process-memory.ts";
 import { removeDataDir, startBenchServer } from "./lib/server.ts";
 import { printTable, verdict, type Cell } from "./lib/table.ts";
 
@@ -33,13 +34,6 @@ const every = intList("checkpoints", values.checkpoints)[0] ?? total;
 const settleMs = positiveInt("settle", values.settle) * 1000;
 const TARGETS = { startMb: 400, fullMb: 600, diskMb: 500, at: 100_000 };
 const MB = 1024 * 1024;
-
-/** Resident and peak resident memory of a process, in MB, from /proc. */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
-}
 
 /** Bytes on disk under `path`, as du counts them (allocated blocks, symbolic links not followed). */
 function diskBytes(path: string): number {

@@ -19,6 +19,7 @@ import { Metrics } from "./http/metrics.ts";
 import type { Logger } from "./logger.ts";
 import { createMcpEndpoint, localMcpUrl } from "./mcp/endpoint.ts";
 import { createRestDispatch } from "./rest/dispatch.ts";
+import { portability } from "./rest/portability.ts";
 import { createRouter } from "./rest/routes/index.ts";
 import { webhookBody } from "./rest/webhook-body.ts";
 import { createHttpServer, type HttpServer } from "./server.ts";
@@ -81,6 +82,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       {
         keys: keyAdmin(services),
         reindex: (onProgress) => services.indexer.rebuild(onProgress),
+        portability: portability(services, getSchema()),
         mcpUrl: () => {
           const address = http.server.address();
           return address && typeof address === "object" ? localMcpUrl(address) : undefined;

@@ -66,6 +66,7 @@ const schema = z.object({
   MAX_TAG_CHARS: int(1, 1000).default(64),
   MAX_METADATA_BYTES: int(2).default(16 * 1024),
   MAX_BODY_BYTES: int(1024).default(2 * 1024 * 1024),
+  MAX_IMPORT_BYTES: int(1024).default(1024 * 1024 * 1024),
 
   HTTP_HEADERS_TIMEOUT_SECONDS: int(1, 3600).default(10),
   HTTP_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(30),
@@ -105,6 +106,8 @@ export interface Limits {
   maxTagChars: number;
   maxMetadataBytes: number;
   maxBodyBytes: number;
+  /** One import (POST /api/v1/import): its whole NDJSON body; each line is bounded by maxBodyBytes. */
+  maxImportBytes: number;
 }
 
 /** How long a client may take, and how many may be connected: Node's defaults let a slow client hold a socket for minutes. */
@@ -243,6 +246,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxTagChars: e.MAX_TAG_CHARS,
       maxMetadataBytes: e.MAX_METADATA_BYTES,
       maxBodyBytes: e.MAX_BODY_BYTES,
+      maxImportBytes: e.MAX_IMPORT_BYTES,
     },
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,

@@ -3,12 +3,12 @@
 // npm run keys -- revoke <id> [--json]
 import { parseArgs } from "node:util";
 import { loadConfig, type Config } from "../config.ts";
-import { NoServerError, remoteKeyAdmin } from "../control/client.ts";
+import { remoteKeyAdmin } from "../control/client.ts";
 import { openDatabase } from "../db/open.ts";
 import { keyAdmin, type KeyAdmin, type KeyRecord } from "../domain/key-admin.ts";
 import { ApiKeyService } from "../domain/api-key.ts";
 import { UserService } from "../domain/user.ts";
-import { runCli, UsageError } from "./run.ts";
+import { runCli, UsageError, viaServerOr } from "./run.ts";
 
 const USAGE = `usage:
   npm run keys -- create --user <handle> --name <label> [--json]
@@ -19,21 +19,19 @@ const USAGE = `usage:
  * Runs `fn` with whoever may touch the keys: PostgreSQL directly; on the embedded database, the server that
  * holds it (through its control socket) or, when no server runs, the database itself.
  */
-async function withKeyAdmin<T>(config: Config, fn: (admin: KeyAdmin) => Promise<T>): Promise<T> {
-  if (!config.databaseUrl) {
-    if (config.dataDir.startsWith("memory://")) throw new UsageError("DATA_DIR=memory:// keeps nothing between runs.");
-    try {
-      return await fn(remoteKeyAdmin(config.dataDir));
-    } catch (error) {
-      if (!(error instanceof NoServerError)) throw error;
-    }
-  }
-  const db = await openDatabase(config);
-  try {
-    return await fn(keyAdmin({ users: new UserService(db), apiKeys: new ApiKeyService(db) }));
-  } finally {
-    await db.close();
-  }
+function withKeyAdmin<T>(config: Config, fn: (admin: KeyAdmin) => Promise<T>): Promise<T> {
+  return viaServerOr(
+    config,
+    () => fn(remoteKeyAdmin(config.dataDir)),
+    async () => {
+      const db = await openDatabase(config);
+      try {
+        return await fn(keyAdmin({ users: new UserService(db), apiKeys: new ApiKeyService(db) }));
+      } finally {
+        await db.close();
+      }
+    },
+  );
 }
 
 const describe = (key: KeyRecord) =>

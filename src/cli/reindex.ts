@@ -1,12 +1,12 @@
 // npm run reindex: rebuilds the vector index from the database (see README, "Search").
 import { loadConfig, type Config } from "../config.ts";
-import { NoServerError, remoteReindex } from "../control/client.ts";
+import { remoteReindex } from "../control/client.ts";
 import { openDatabase } from "../db/open.ts";
 import type { RebuildProgress } from "../domain/indexer.ts";
 import { openServices } from "../domain/services.ts";
 import { webhookBody } from "../rest/webhook-body.ts";
 import { createLogger } from "../logger.ts";
-import { runCli, UsageError } from "./run.ts";
+import { runCli, UsageError, viaServerOr } from "./run.ts";
 
 const USAGE = "usage: npm run reindex";
 
@@ -29,28 +29,26 @@ function progressReporter(): (progress: RebuildProgress) => void {
 }
 
 /** In the server that holds the embedded database, when one runs; otherwise here. */
-async function rebuild(config: Config, onProgress: (progress: RebuildProgress) => void) {
-  if (!config.databaseUrl) {
-    if (config.dataDir.startsWith("memory://")) throw new UsageError("DATA_DIR=memory:// keeps nothing to reindex.");
-    try {
-      return { where: "the running server", ...(await remoteReindex(config.dataDir, onProgress)) };
-    } catch (error) {
-      if (!(error instanceof NoServerError)) throw error;
-    }
-  }
-  const logger = createLogger("warn");
-  const db = await openDatabase(config, logger);
-  try {
-    const services = await openServices(db, config, logger, webhookBody);
-    try {
-      return { where: services.index.kind, ...(await services.indexer.rebuild(onProgress)) };
-    } finally {
-      await services.index.close();
-      await services.embedder.close?.();
-    }
-  } finally {
-    await db.close();
-  }
+function rebuild(config: Config, onProgress: (progress: RebuildProgress) => void) {
+  return viaServerOr(
+    config,
+    async () => ({ where: "the running server", ...(await remoteReindex(config.dataDir, onProgress)) }),
+    async () => {
+      const logger = createLogger("warn");
+      const db = await openDatabase(config, logger);
+      try {
+        const services = await openServices(db, config, logger, webhookBody);
+        try {
+          return { where: services.index.kind, ...(await services.indexer.rebuild(onProgress)) };
+        } finally {
+          await services.index.close();
+          await services.embedder.close?.();
+        }
+      } finally {
+        await db.close();
+      }
+    },
+  );
 }
 
 await runCli(USAGE, async (print) => {

@@ -1,4 +1,5 @@
-import { ConfigError } from "../config.ts";
+import { ConfigError, type Config } from "../config.ts";
+import { NoServerError } from "../control/client.ts";
 import { DataDirBusyError } from "../db/data-dir-lock.ts";
 import { MigrationError } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
@@ -30,4 +31,20 @@ export async function runCli(usage: string, command: (print: (text: string) => v
       process.exitCode = 1;
     }
   }
+}
+
+/**
+ * `remote()` when the database is the embedded one and a server holds it (PGlite admits one process: the CLI then
+ * asks that server, through its control socket); otherwise, or when no server answers, `local()` on the database.
+ */
+export async function viaServerOr<T>(config: Config, remote: () => Promise<T>, local: () => Promise<T>): Promise<T> {
+  if (!config.databaseUrl) {
+    if (config.dataDir.startsWith("memory://")) throw new UsageError("DATA_DIR=memory:// keeps nothing between runs.");
+    try {
+      return await remote();
+    } catch (error) {
+      if (!(error instanceof NoServerError)) throw error;
+    }
+  }
+  return local();
 }

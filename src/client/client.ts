@@ -1,6 +1,7 @@
 import { MemoryServiceError } from "./errors.ts";
 import type { MemoryClientHooks } from "./hooks.ts";
 import { Memories } from "./memory.ts";
+import { Records } from "./record.ts";
 import { Threads } from "./thread.ts";
 import { Transport, type FetchFunction } from "./transport.ts";
 
@@ -25,10 +26,11 @@ export interface MemoryClientOptions {
   hooks?: MemoryClientHooks;
 }
 
-/** The memory service's client: `client.memories` and `client.threads`. */
+/** The memory service's client: `client.memories`, `client.threads` and `client.records` (export and import). */
 export class MemoryClient {
   readonly memories: Memories;
   readonly threads: Threads;
+  readonly records: Records;
 
   constructor(options: MemoryClientOptions) {
     if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
@@ -52,6 +54,7 @@ export class MemoryClient {
     });
     this.memories = new Memories(transport);
     this.threads = new Threads(transport);
+    this.records = new Records(transport);
   }
 }
 

@@ -18,7 +18,8 @@ export type {
   RetryEvent,
 } from "./hooks.ts";
 export type { Memories } from "./memory.ts";
-export type { Page, PageRequest } from "./page.ts";
+export type { Page, PagePosition, PageRequest } from "./page.ts";
+export type { Records } from "./record.ts";
 export type { Threads } from "./thread.ts";
 export type { FetchFunction } from "./transport.ts";
 export type * from "./types.ts";

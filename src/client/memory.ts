@@ -9,6 +9,7 @@ import type {
   CreateMemoryInput,
   ListMemoriesParams,
   Memory,
+  MemoryFilter,
   MemoryPage,
   RecallParams,
   RecallResponse,
@@ -55,10 +56,12 @@ export class Memories {
 
   /** GET /api/v1/memory: await for one page, `for await` for every memory across pages. */
   list(params: ListMemoriesParams = {}): PageRequest<MemoryPage, Memory> {
+    const { offset, cursor, filter, ...rest } = params;
+    const query = { ...rest, filter: filterParam(filter) };
     return new PageRequest(
-      (offset) => this.transport.request<MemoryPage>({ method: "GET", path: "/api/v1/memory", query: { ...params, offset } }),
+      (at) => this.transport.request<MemoryPage>({ method: "GET", path: "/api/v1/memory", query: { ...query, ...at } }),
       (page) => page.memories,
-      params.offset,
+      { offset, cursor },
     );
   }
 
@@ -66,7 +69,7 @@ export class Memories {
     const response = await this.transport.request<{ results: WireSearchResult[]; total: number }>({
       method: "GET",
       path: "/api/v1/memory/search",
-      query: { ...params },
+      query: { ...params, filter: filterParam(params.filter) },
     });
     return { ...response, results: response.results.map((result) => ({ ...result, relevance_score: result.score })) };
   }
@@ -120,6 +123,9 @@ export class Memories {
     return merged;
   }
 }
+
+/** A filter travels in the query string as JSON. */
+const filterParam = (filter: MemoryFilter | undefined) => (filter === undefined ? undefined : JSON.stringify(filter));
 
 const memoryPath = (id: string) => `/api/v1/memories/${encodeURIComponent(id)}`;
 

@@ -1,7 +1,16 @@
 /** A page of a list route, whatever the name of its items. */
 export interface Page {
-  offset: number;
+  /** null for a page asked for by cursor. */
+  offset: number | null;
   has_more: boolean;
+  /** Lists that have cursors: where the next page starts. */
+  next_cursor?: string | null;
+}
+
+/** Where a page starts: an offset, or the cursor the page before gave. */
+export interface PagePosition {
+  offset?: number | undefined;
+  cursor?: string | undefined;
 }
 
 /**
@@ -13,9 +22,9 @@ export class PageRequest<P extends Page, Item> implements PromiseLike<P>, AsyncI
   private first: Promise<P> | undefined;
 
   constructor(
-    private readonly fetchPage: (offset: number | undefined) => Promise<P>,
+    private readonly fetchPage: (at: PagePosition) => Promise<P>,
     private readonly itemsOf: (page: P) => Item[],
-    private readonly offset: number | undefined,
+    private readonly start: PagePosition,
   ) {}
 
   then<A = P, B = never>(
@@ -33,7 +42,10 @@ export class PageRequest<P extends Page, Item> implements PromiseLike<P>, AsyncI
     return this.firstPage().finally(onFinally);
   }
 
-  /** Each page in turn, from the requested offset to the end; each page is one request. */
+  /**
+   * Each page in turn, from the requested offset (or cursor) to the end; each page is one request. A list that
+   * gives `next_cursor` is walked by cursor, so memories added meanwhile do not shift its pages; others by offset.
+   */
   async *pages(): AsyncGenerator<P, void, undefined> {
     let page = await this.firstPage();
     for (;;) {
@@ -41,7 +53,7 @@ export class PageRequest<P extends Page, Item> implements PromiseLike<P>, AsyncI
       const count = this.itemsOf(page).length;
       // an empty page ends the walk even if has_more says otherwise, so a confused server cannot loop us
       if (!page.has_more || count === 0) return;
-      page = await this.fetchPage(page.offset + count);
+      page = await this.fetchPage(page.next_cursor ? { cursor: page.next_cursor } : { offset: (page.offset ?? 0) + count });
     }
   }
 
@@ -50,6 +62,6 @@ export class PageRequest<P extends Page, Item> implements PromiseLike<P>, AsyncI
   }
 
   private firstPage(): Promise<P> {
-    return (this.first ??= this.fetchPage(this.offset));
+    return (this.first ??= this.fetchPage(this.start));
   }
 }

@@ -24,9 +24,9 @@ export class Threads {
   /** GET /api/v1/threads: await for one page, `for await` for every thread across pages. */
   list(params: ListThreadsParams = {}): PageRequest<ThreadPage, Thread> {
     return new PageRequest(
-      (offset) => this.transport.request<ThreadPage>({ method: "GET", path: "/api/v1/threads", query: { ...params, offset } }),
+      ({ offset }) => this.transport.request<ThreadPage>({ method: "GET", path: "/api/v1/threads", query: { ...params, offset } }),
       (page) => page.threads,
-      params.offset,
+      { offset: params.offset },
     );
   }
 

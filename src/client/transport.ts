@@ -25,8 +25,17 @@ export interface ApiRequest {
   /** Undefined values and empty lists are left out; lists are sent comma-separated. */
   query?: Record<string, QueryValue>;
   body?: unknown;
+  /** The body as NDJSON instead: one JSON line per item. */
+  lines?: readonly unknown[];
+  /** An NDJSON answer (the export): its lines, parsed. */
+  ndjsonAnswer?: boolean;
   /** Sent as Idempotency-Key on every attempt of the call, so the server can recognise a retried create. */
   idempotencyKey?: string;
+}
+
+interface Body {
+  text: string;
+  type: string;
 }
 
 type Outcome =
@@ -43,7 +52,11 @@ export class Transport {
 
   async request<T>(request: ApiRequest): Promise<T> {
     const url = this.baseUrl + request.path + queryString(request.query);
-    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const body: Body | undefined = request.lines
+      ? { text: request.lines.map((line) => `${JSON.stringify(line)}\n`).join(""), type: "application/x-ndjson" }
+      : request.body === undefined
+        ? undefined
+        : { text: JSON.stringify(request.body), type: "application/json" };
     for (let attempt = 1; ; attempt++) {
       const info: AttemptInfo = {
         method: request.method,
@@ -54,7 +67,7 @@ export class Transport {
       };
       callHook(this.options.hooks, "onRequest", info);
       const started = performance.now();
-      const outcome = await this.attempt(info, body);
+      const outcome = await this.attempt(info, body, request.ndjsonAnswer === true);
       if (outcome.ok) return outcome.value as T;
       const durationMs = performance.now() - started;
       const next = this.afterFailure(outcome, attempt);
@@ -68,13 +81,13 @@ export class Transport {
     }
   }
 
-  private async attempt(info: AttemptInfo, body: string | undefined): Promise<Outcome> {
+  private async attempt(info: AttemptInfo, body: Body | undefined, ndjson: boolean): Promise<Outcome> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.apiKey}`,
       accept: "application/json",
       "x-request-id": info.requestId,
     };
-    if (body !== undefined) headers["content-type"] = "application/json";
+    if (body !== undefined) headers["content-type"] = body.type;
     if (info.idempotencyKey) headers["idempotency-key"] = info.idempotencyKey;
 
     const controller = new AbortController();
@@ -84,7 +97,7 @@ export class Transport {
     let response: Response;
     let text: string;
     try {
-      response = await this.options.fetch(info.url, { method: info.method, headers, body, signal: controller.signal });
+      response = await this.options.fetch(info.url, { method: info.method, headers, body: body?.text, signal: controller.signal });
       text = await response.text();
     } catch (cause) {
       const failed = { requestId: info.requestId, attempts: info.attempt };
@@ -106,8 +119,9 @@ export class Transport {
     const requestId = response.headers.get("x-request-id") ?? info.requestId;
     const json = parseJson(text);
     if (response.ok) {
-      if (json) return { ok: true, value: json.value };
-      const error = new MemoryServiceError("UNEXPECTED_RESPONSE", `The ${status} response is not JSON`, {
+      const value = ndjson ? parseLines(text) : json;
+      if (value) return { ok: true, value: value.value };
+      const error = new MemoryServiceError("UNEXPECTED_RESPONSE", `The ${status} response is not ${ndjson ? "NDJSON" : "JSON"}`, {
         status,
         requestId,
         attempts: info.attempt,
@@ -169,6 +183,17 @@ function parseJson(text: string): { value: unknown } | undefined {
   } catch {
     return undefined;
   }
+}
+
+function parseLines(text: string): { value: unknown[] } | undefined {
+  const value: unknown[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    const parsed = parseJson(line);
+    if (!parsed) return undefined;
+    value.push(parsed.value);
+  }
+  return { value };
 }
 
 function errorBodyOf(body: unknown): { code: string; message: string } | undefined {

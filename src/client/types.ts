@@ -61,10 +61,48 @@ export type UpdateMemoryInput = (ContentInput | { content?: undefined; data?: un
 /** PUT: every writable field; what is left out goes back to its default. */
 export type ReplaceMemoryInput = ContentInput & MemoryFields & { is_archived?: boolean };
 
+/** A scalar a metadata condition compares: ranges compare numbers, or ISO 8601 dates given as strings. */
+export type MetadataScalar = string | number | boolean;
+
+/**
+ * A test of the values at `path` (dot-separated keys) in a memory's metadata; an array there passes when one
+ * of its elements does. Give one test: `eq`, `in`, a range (`gt`, `gte`, `lt`, `lte`) or `exists`.
+ */
+export interface MetadataCondition {
+  path: string;
+  eq?: MetadataScalar;
+  in?: MetadataScalar[];
+  gt?: number | string;
+  gte?: number | string;
+  lt?: number | string;
+  lte?: number | string;
+  /** true: a value other than null is there; false: none is. */
+  exists?: boolean;
+}
+
+/**
+ * A filter with boolean logic and metadata conditions (sent as the `filter` parameter): every field of one
+ * object must hold; `and`, `or` and `not` combine filters. At most 5 levels and 32 conditions.
+ */
+export interface MemoryFilter {
+  type?: string;
+  /** Every one of these tags. */
+  tags?: string[];
+  thread_id?: string;
+  metadata?: MetadataCondition[];
+  and?: MemoryFilter[];
+  or?: MemoryFilter[];
+  not?: MemoryFilter;
+}
+
 export interface ListMemoriesParams {
   /** Page size: default 20, at most 100. */
   limit?: number;
   offset?: number;
+  /** The `next_cursor` of an earlier page: the page after it, which memories added meanwhile do not shift. Not with `offset`. */
+  cursor?: string;
+  /** Conditions beyond the simple parameters; a field may not be given both here and as its own parameter. */
+  filter?: MemoryFilter;
   type?: string;
   /** Matches memories that carry every listed tag. */
   tags?: string[];
@@ -77,8 +115,11 @@ export interface MemoryPage {
   memories: Memory[];
   total: number;
   limit: number;
-  offset: number;
+  /** null for a page asked for by cursor. */
+  offset: number | null;
   has_more: boolean;
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
 }
 
 export interface SearchParams {
@@ -89,6 +130,7 @@ export interface SearchParams {
   /** ISO 8601 timestamp, or a Date (sent as ISO 8601). */
   from_date?: string | Date;
   to_date?: string | Date;
+  filter?: MemoryFilter;
 }
 
 /** What a search or a recall result shows of the memory it found. */
@@ -120,6 +162,7 @@ export interface RecallParams {
   limit?: number;
   /** Scopes the lexical part of recall to one thread. */
   thread_id?: string;
+  filter?: MemoryFilter;
 }
 
 export interface RecallResult extends FoundMemory {
@@ -208,4 +251,61 @@ export interface GetThreadResponse {
 export interface DeleteThreadParams {
   /** true: delete the thread's memories too; otherwise they stay, without a thread_id. */
   delete_memories?: boolean;
+}
+
+export interface ExportParams {
+  /** Add each memory's history (its versions, oldest first). */
+  history?: boolean;
+  /** Add each memory's vector and the embedder that made it, so that an import into the same embedder need not embed. */
+  embeddings?: boolean;
+}
+
+/** A version of a memory's history: the memory before and after a change. */
+export interface MemoryVersion {
+  version: number;
+  /** created, updated, archived, unarchived or deleted. */
+  action: string;
+  changed_at: string;
+  key_id: string | null;
+  key_name: string | null;
+  before: Memory | null;
+  after: Memory | null;
+}
+
+export interface ExportedThread extends Thread {
+  kind: "thread";
+}
+
+export interface ExportedMemory extends Memory {
+  kind: "memory";
+  history?: MemoryVersion[];
+  /** The embedder's id (model and dimensions) and the float32 little-endian vector in base64; null: not embedded yet. */
+  embedding?: { embedder: string; vector: string } | null;
+}
+
+/** One line of an export. */
+export type ExportRecord = ExportedThread | ExportedMemory;
+
+/** What an import takes: export lines, or plain memories (a new id each, unless they carry one). */
+export type ImportRecord =
+  | ExportRecord
+  | (MemoryFields & { content: MemoryContent; id?: string; is_archived?: boolean; created_at?: string; updated_at?: string });
+
+export interface ImportLineResult {
+  /** The record's place in the list, from 1. */
+  line: number;
+  kind: "thread" | "memory" | null;
+  id: string | null;
+  status: "created" | "updated" | "skipped" | "failed";
+  error?: { code: string; message: string };
+}
+
+export interface ImportResult {
+  created: number;
+  /** Records held already, different in the import. */
+  updated: number;
+  /** Records held already, the same in the import. */
+  skipped: number;
+  failed: number;
+  results: ImportLineResult[];
 }

@@ -1,8 +1,12 @@
-import { request } from "node:http";
+import { request, type IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { AppError, isErrorCode } from "../errors.ts";
 import { createInterface } from "node:readline";
 import type { RebuildProgress } from "../domain/indexer.ts";
+import type { ImportSummary } from "../domain/import.ts";
 import type { KeyAdmin, KeyRecord, NewKey } from "../domain/key-admin.ts";
+import type { Portability, RestImportResult } from "../rest/portability.ts";
 import { controlSocketPath } from "./socket-path.ts";
 
 /** Thrown when no server answers on the control socket: the CLI then opens the database itself. */
@@ -52,6 +56,43 @@ export function remoteKeyAdmin(dataDir: string): KeyAdmin {
 /** The URL of /mcp on the server that holds the embedded database in `dataDir`. */
 export async function remoteMcpUrl(dataDir: string): Promise<string> {
   return (await call<{ url: string }>(controlSocketPath(dataDir), "/mcp/url", {})).url;
+}
+
+/** A control command whose answer is NDJSON: its lines as they come; `body` is sent as it is read. */
+async function* lines(socketPath: string, path: string, body: string | AsyncIterable<Uint8Array>): AsyncGenerator<Record<string, unknown>> {
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = request({ socketPath, path, method: "POST", headers: { "content-type": typeof body === "string" ? "application/json" : "application/x-ndjson" } }, resolve);
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT" || error.code === "ECONNREFUSED") reject(new NoServerError(error.message));
+      else reject(error);
+    });
+    if (typeof body === "string") req.end(body);
+    else pipeline(Readable.from(body), req).catch(reject);
+  });
+  for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
+    if (!line) continue;
+    const message = JSON.parse(line) as Record<string, unknown> & { error?: { code: string; message: string } };
+    if (res.statusCode !== 200 || message.error) {
+      const code = message.error?.code;
+      throw new AppError(isErrorCode(code) ? code : "INTERNAL", message.error?.message ?? "control command failed");
+    }
+    yield message;
+  }
+}
+
+/** Export and import carried out by the server that holds the embedded database in `dataDir`. */
+export function remotePortability(dataDir: string): Portability {
+  const path = controlSocketPath(dataDir);
+  return {
+    exportLines: (user, options) => lines(path, "/export", JSON.stringify({ user, ...options })),
+    async importNdjson(user, body, onResult) {
+      for await (const message of lines(path, `/import?user=${encodeURIComponent(user)}`, body)) {
+        if (message.result) onResult(message.result as RestImportResult);
+        if (message.summary) return message.summary as ImportSummary;
+      }
+      throw new Error("the server closed the import before it finished");
+    },
+  };
 }
 
 /** Rebuilds the vector index inside the server that holds the embedded database in `dataDir`. */

@@ -3,7 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { AppError, asAppError } from "../errors.ts";
 import type { RebuildProgress } from "../domain/indexer.ts";
 import type { KeyAdmin } from "../domain/key-admin.ts";
-import { restErrorReply } from "../rest/errors.ts";
+import { restError, restErrorReply } from "../rest/errors.ts";
+import type { Portability } from "../rest/portability.ts";
+import { sendNdjson } from "../transport/ndjson.ts";
 import { parseJsonBody, readBody } from "../transport/body.ts";
 import { send, sendJson } from "../transport/reply.ts";
 import type { Logger } from "../logger.ts";
@@ -17,6 +19,7 @@ export interface ControlCommands {
   reindex(onProgress: (progress: RebuildProgress) => void): Promise<RebuildProgress>;
   /** Where a client on this machine reaches the server's /mcp; undefined until the server listens. */
   mcpUrl(): string | undefined;
+  portability: Portability;
 }
 
 export interface ControlServer {
@@ -36,8 +39,11 @@ export async function startControlServer(dataDir: string, commands: ControlComma
   } catch {
     // none
   }
-  const server: Server = createServer((req, res) => {
+  // an export or an import takes as long as the user's records do
+  const server: Server = createServer({ requestTimeout: 0 }, (req, res) => {
     if (req.url === "/reindex") return void streamReindex(res, commands, logger);
+    if (req.url === "/export") return void streamExport(req, res, commands.portability, logger);
+    if (req.url?.startsWith("/import?")) return void streamImport(req, res, commands.portability, logger);
     handle(req, commands).then(
       (body) => sendJson(res, 200, body),
       (error: unknown) => {
@@ -71,6 +77,32 @@ async function streamReindex(res: ServerResponse, commands: ControlCommands, log
   } catch (error) {
     logger.error({ err: error }, "reindex failed");
     res.end(`${JSON.stringify({ error: { message: error instanceof Error ? error.message : String(error) } })}\n`);
+  }
+}
+
+const errorLine = (error: unknown) => ({ error: restError(asAppError(error)) });
+
+/** NDJSON: the export's lines, or an error line that ends them. */
+async function streamExport(req: IncomingMessage, res: ServerResponse, portability: Portability, logger: Logger): Promise<void> {
+  try {
+    const { user, history, embeddings } = parseJsonBody(req, await readBody(req, MAX_CONTROL_BODY)) as Record<string, unknown>;
+    await sendNdjson(res, {}, portability.exportLines(String(user), { history: history === true, embeddings: embeddings === true }), errorLine);
+  } catch (error) {
+    if (asAppError(error).code === "INTERNAL") logger.error({ err: error }, "export failed");
+    if (!res.headersSent) send(res, restErrorReply(asAppError(error)));
+  }
+}
+
+/** Reads the body (NDJSON) as it comes; answers one line per failed record, then the summary (or an error line). */
+async function streamImport(req: IncomingMessage, res: ServerResponse, portability: Portability, logger: Logger): Promise<void> {
+  const user = new URL(req.url ?? "/", "http://control").searchParams.get("user") ?? "";
+  res.writeHead(200, { "content-type": "application/x-ndjson" });
+  try {
+    const summary = await portability.importNdjson(user, req, (result) => result.status === "failed" && res.write(`${JSON.stringify({ result })}\n`));
+    res.end(`${JSON.stringify({ summary })}\n`);
+  } catch (error) {
+    if (asAppError(error).code === "INTERNAL") logger.error({ err: error }, "import failed");
+    res.end(`${JSON.stringify(errorLine(error))}\n`);
   }
 }
 

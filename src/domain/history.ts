@@ -65,6 +65,23 @@ export class HistoryService {
     );
   }
 
+  /** The whole history of each of these memories of the user's, oldest version first (an export's). */
+  async versionsOf(userId: string, memoryIds: readonly string[]): Promise<Map<string, MemoryVersion[]>> {
+    const rows = await this.db.sql.query<Omit<VersionRow, "total"> & { memoryId: string }>(
+      `SELECT v.memory_id AS "memoryId", v.version, v.action, v.changed_at AS "changedAt", v.key_id AS "keyId",
+              k.name AS "keyName", v.before, v.after
+         FROM memory_versions v LEFT JOIN api_keys k ON k.id = v.key_id AND k.user_id = v.user_id
+        WHERE v.memory_id = ANY($1::uuid[]) AND v.user_id = $2::uuid
+        ORDER BY v.memory_id, v.version`,
+      [memoryIds, userId],
+    );
+    const byMemory = new Map<string, MemoryVersion[]>(memoryIds.map((id) => [id, []]));
+    for (const { memoryId, version, changedAt, ...row } of rows) {
+      byMemory.get(memoryId)?.push({ ...row, version: Number(version), changedAt: new Date(changedAt) });
+    }
+    return byMemory;
+  }
+
   /** Past the last page the window count is gone: counted on its own. */
   private async count(principal: Principal, memoryId: string): Promise<number> {
     const [row] = await this.db.sql.query<{ n: number | bigint }>(

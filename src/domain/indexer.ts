@@ -5,7 +5,7 @@ import type { Logger } from "../logger.ts";
 import { bytesToVector, vectorToBytes } from "../vectors/codec.ts";
 import { backfillTerms } from "./lexical.ts";
 import { freshRows, loadIndexRows, pageIndexRows, type FreshRow, type FreshRows, type IndexRow } from "./index-rows.ts";
-import type { InsertedMemory } from "./memory-rows.ts";
+import type { EmbeddingColumns, InsertedMemory } from "./memory-rows.ts";
 import type { VectorIndex, VectorPoint } from "../vectors/vector-index.ts";
 
 /**
@@ -78,6 +78,16 @@ export class Indexer {
       this.logger.warn({ err: error, embedder: this.embedder.id }, "embedding failed; the memory is stored and will be embedded later");
       return null;
     }
+  }
+
+  /**
+   * Columns for a vector made elsewhere (an imported memory's), when this service's embedder made it: the same
+   * embedder id, its dimensions, every component finite. Undefined otherwise: the content is to be embedded anew.
+   */
+  keptEmbedding(embedder: string, bytes: Uint8Array): EmbeddingColumns | undefined {
+    if (embedder !== this.embedder.id || bytes.byteLength !== this.embedder.dimensions * 4) return undefined;
+    if (!bytesToVector(bytes).every(Number.isFinite)) return undefined;
+    return { embedding: bytes, embedder };
   }
 
   /** Columns of a memory for vectors made by `embedForWrite`. */

@@ -16,6 +16,9 @@ export interface NewMemory extends Omit<MemoryValues, "expiresAt"> {
   /** The API key making the change, for the memory's history (none for rows written outside the API). */
   writtenByKey?: string | null;
   expiresAt?: Date | null;
+  /** When the memory was made and last changed, kept by an import; now when absent. */
+  createdAt?: Date | null;
+  updatedAt?: Date | null;
 }
 
 /** Every column but the embedding, named as Prisma names them. */
@@ -75,19 +78,23 @@ export async function insertMemories(db: Pick<Database, "sql">, memories: readon
     embedder: m.embedder,
     written_by_key: m.writtenByKey ?? null,
     expires_at: m.expiresAt ?? null,
+    created_at: m.createdAt?.toISOString() ?? null,
+    updated_at: m.updatedAt?.toISOString() ?? null,
   }));
   const inserted = await db.sql.query<Omit<Memory, "embedding"> & { taskId: string | bigint }>(
     `WITH x AS (
        SELECT r.*, ${unpackSql("$2::bytea", "r.at", "r.len")} AS embedding
          FROM jsonb_to_recordset($1::jsonb) AS r(n bigint, at int, len int, id uuid, user_id uuid, content text,
                 content_key text, data jsonb, type text, tags text[], metadata jsonb, thread_id uuid, is_archived boolean,
-                workspace_id text, legacy_user_id text, embedder text, written_by_key uuid, expires_at timestamptz)),
+                workspace_id text, legacy_user_id text, embedder text, written_by_key uuid, expires_at timestamptz,
+                created_at timestamptz, updated_at timestamptz)),
      m AS (
        INSERT INTO memories (id, user_id, content, content_key, data, type, tags, metadata, thread_id, is_archived,
                              workspace_id, legacy_user_id, embedding, embedder, written_by_key, expires_at, lexical_version,
                              created_at, updated_at)
        SELECT id, user_id, content, content_key, data, type, tags, metadata, thread_id, is_archived, workspace_id,
-              legacy_user_id, embedding, embedder, written_by_key, expires_at, $6, now(), now()
+              legacy_user_id, embedding, embedder, written_by_key, expires_at, $6, coalesce(created_at, now()),
+              coalesce(updated_at, now())
          FROM x WHERE thread_id IS NULL OR ${ownThreadSql("x.thread_id", "x.user_id")} ORDER BY n
        RETURNING ${MEMORY_COLUMNS}),
      t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m RETURNING id, memory_id),
@@ -105,12 +112,18 @@ export async function insertMemories(db: Pick<Database, "sql">, memories: readon
   });
 }
 
+/** A memory's vector columns: the embedding and the embedder that made it (both null: none yet). */
+export interface EmbeddingColumns {
+  embedding: Uint8Array | null;
+  embedder: string | null;
+}
+
 /** What an update may change: the writable fields, and the columns made from the content. */
 export interface MemoryChanges extends Partial<MemoryValues> {
   embedding?: Uint8Array | null;
   embedder?: string | null;
   lexicalVersion?: number;
-  writtenByKey?: string;
+  writtenByKey?: string | null;
 }
 
 const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?: boolean]> = {

@@ -1,5 +1,5 @@
 import { WritingService } from "./writing-service.ts";
-import type { Principal } from "./principal.ts";
+import type { Author, Principal } from "./principal.ts";
 import { AppError, invalid, notFound } from "../errors.ts";
 import type { Memory, Prisma } from "../generated/prisma/client.ts";
 import { Coalescer } from "./coalesce.ts";
@@ -9,7 +9,7 @@ import { GroupInsert } from "./group-insert.ts";
 import type { Counted } from "./list-totals.ts";
 import { isUuid, newId } from "./ids.ts";
 import { LEXICAL_VERSION, replaceTerms } from "./lexical.ts";
-import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type InsertedMemory, type MemoryChanges } from "./memory-rows.ts";
+import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type EmbeddingColumns, type InsertedMemory, type MemoryChanges } from "./memory-rows.ts";
 import {
   checkTags,
   checkType,
@@ -276,36 +276,45 @@ export class MemoryService extends WritingService {
     return this.write(principal, id, completeValues(input, this.limits), query);
   }
 
+  /**
+   * An import's full replacement of a memory its author holds already: `vector`, the file's embedding when it
+   * was made by this service's embedder, is kept instead of embedding the content again.
+   */
+  restore(author: Author, id: string, values: MemoryValues, vector?: EmbeddingColumns): Promise<Memory> {
+    return this.write(author, id, values, {}, vector);
+  }
+
   private async write(
-    principal: Principal,
+    author: Author,
     id: string,
     values: Partial<MemoryValues>,
     query: MemoryQuery,
+    vector?: EmbeddingColumns,
   ): Promise<Memory> {
     if (!isUuid(id)) throw notFound("Memory");
-    let changes: MemoryChanges = { ...values, writtenByKey: principal.keyId };
+    let changes: MemoryChanges = { ...values, writtenByKey: author.keyId };
     const content = values.content;
     if (content !== undefined) {
-      const [vector] = (await this.indexer.embedForWrite([content])) ?? [];
-      changes = { ...changes, ...this.indexer.embeddingColumns(vector), lexicalVersion: LEXICAL_VERSION };
+      const columns = vector ?? this.indexer.embeddingColumns(((await this.indexer.embedForWrite([content])) ?? [])[0]);
+      changes = { ...changes, ...columns, lexicalVersion: LEXICAL_VERSION };
     }
     const reindex = INDEXED_FIELDS.some((field) => values[field] !== undefined);
     await this.db.sql.transaction(async (sql) => {
       // the thread before the memory: lockOwnThread says why
-      if (values.threadId != null && !(await lockOwnThread(sql, principal.userId, values.threadId))) throw unknownThread();
+      if (values.threadId != null && !(await lockOwnThread(sql, author.userId, values.threadId))) throw unknownThread();
       const [row] = await sql.query<{ id: string }>(
         `SELECT id FROM memories WHERE id = $1::uuid AND user_id = $2::uuid AND ${unexpiredSql()} FOR UPDATE`,
-        [id, principal.userId],
+        [id, author.userId],
       );
       if (!row) throw notFound("Memory");
       // the row is updated once (lexical_version with the rest): PostgreSQL re-runs the foreign key checks of
       // a row this transaction has written when it is updated again, and that check on the memory's thread
       // would wait for a delete of the thread, which waits for this row
       await updateColumns(sql, id, changes);
-      if (content !== undefined) await replaceTerms(sql, [{ id, userId: principal.userId, content }]);
-      if (reindex) await sql.query("INSERT INTO index_tasks (memory_id, user_id) VALUES ($1, $2)", [id, principal.userId]);
+      if (content !== undefined) await replaceTerms(sql, [{ id, userId: author.userId, content }]);
+      if (reindex) await sql.query("INSERT INTO index_tasks (memory_id, user_id) VALUES ($1, $2)", [id, author.userId]);
     });
-    this.totals.changed(principal.userId, [id]);
+    this.totals.changed(author.userId, [id]);
     this.relay.wake();
     if (reindex) await this.indexer.flush([id]);
     // deleted since the update committed: answered as if the delete had come first

@@ -3,3 +3,9 @@ export interface Principal {
   userId: string;
   keyId: string;
 }
+
+/** Who a write is for and by: a request's principal, or an operator's import (no key: made outside the API). */
+export interface Author {
+  userId: string;
+  keyId: string | null;
+}

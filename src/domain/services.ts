@@ -9,7 +9,9 @@ import { openEmbedder } from "../embeddings/open.ts";
 import type { Logger } from "../logger.ts";
 import { DuplicateGuard } from "./dedupe.ts";
 import { ExpirySweeper } from "./expiry-sweeper.ts";
+import { ExportService } from "./export.ts";
 import { HistoryService } from "./history.ts";
+import { ImportService } from "./import.ts";
 import { openVectorIndex } from "../vectors/open.ts";
 import type { VectorIndex } from "../vectors/vector-index.ts";
 import { IdempotencyService } from "./idempotency.ts";
@@ -53,6 +55,9 @@ export interface Services {
   history: HistoryService;
   /** Deletes expired memories from the database and the vector index; started by the server. */
   expiry: ExpirySweeper;
+  /** A user's threads and memories, streamed out (export) and read back in (import). */
+  exports: ExportService;
+  imports: ImportService;
 }
 
 /** Seams for tests: a failing or counting embedder, or a wrapper around the configured index. */
@@ -104,6 +109,8 @@ function createServices(
   const termStats = new TermStats(db, totals);
   const termIndex = db.singleWriter ? new TermIndex(db, logger) : undefined;
   if (termIndex) totals.watch((userId, memoryIds) => termIndex.changed(userId, memoryIds));
+  const memories = new MemoryService(new DuplicateGuard(db, embedder, logger, config.dedupe), db, config.limits, totals, indexer, relay);
+  const history = new HistoryService(db, config.historyRetentionDays, logger);
   return {
     db,
     embedder,
@@ -112,7 +119,7 @@ function createServices(
     users: new UserService(db),
     idempotency: new IdempotencyService(db),
     apiKeys: new ApiKeyService(db),
-    memories: new MemoryService(new DuplicateGuard(db, embedder, logger, config.dedupe), db, config.limits, totals, indexer, relay),
+    memories,
     threads: new ThreadService(db, config.limits, totals, indexer, relay),
     search,
     recall: new RecallService(db, search, termStats, termIndex),
@@ -122,7 +129,9 @@ function createServices(
     relay,
     webhooks: new WebhookService(db, config.webhooks),
     deliveries,
-    history: new HistoryService(db, config.historyRetentionDays, logger),
+    history,
     expiry: new ExpirySweeper(db, totals, indexer, relay, logger, config.expirySweepSeconds),
+    exports: new ExportService(db, history),
+    imports: new ImportService(memories, db, config.limits, totals, indexer, relay),
   };
 }

@@ -1,5 +1,6 @@
 import { WritingService } from "./writing-service.ts";
 import type { Principal } from "./principal.ts";
+import type { Limits } from "../config.ts";
 import { invalid, notFound } from "../errors.ts";
 import type { Prisma, Thread, ThreadStatus } from "../generated/prisma/client.ts";
 import { isUuid, newId } from "./ids.ts";
@@ -35,22 +36,29 @@ function checkText(field: string, value: string, max: number): string {
   return clean;
 }
 
+const THREAD_STATUSES: readonly ThreadStatus[] = ["active", "archived", "completed"];
+
+/** A thread's values, checked: what is not given takes its default (status active, no description, {}). */
+export function threadValues(input: ThreadInput, limits: Limits) {
+  if (input.title == null) throw invalid("title", "is required");
+  const status = input.status ?? "active";
+  if (!THREAD_STATUSES.includes(status)) throw invalid("status", `must be one of ${THREAD_STATUSES.join(", ")}`);
+  return {
+    title: checkText("title", input.title, MAX_TITLE_CHARS),
+    description: input.description == null ? null : checkText("description", input.description, MAX_DESCRIPTION_CHARS),
+    metadata: checkMetadata(input.metadata ?? {}, limits) as JsonObject,
+    status,
+  };
+}
+
 const newestFirst: Prisma.ThreadOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
 
 /** Threads group a user's memories (a conversation, a project); a memory belongs to at most one. */
 export class ThreadService extends WritingService {
   async create(principal: Principal, input: ThreadInput, query: ThreadQuery = {}): Promise<Thread> {
-    if (input.title == null) throw invalid("title", "is required");
     const thread = await this.db.prisma.thread.create({
       ...query,
-      data: {
-        id: newId(),
-        userId: principal.userId,
-        title: checkText("title", input.title, MAX_TITLE_CHARS),
-        description: input.description == null ? null : checkText("description", input.description, MAX_DESCRIPTION_CHARS),
-        metadata: checkMetadata(input.metadata ?? {}, this.limits) as Prisma.InputJsonObject,
-        status: input.status ?? "active",
-      },
+      data: { id: newId(), userId: principal.userId, ...threadValues(input, this.limits) },
     });
     this.relay.wake();
     return thread;

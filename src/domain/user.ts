@@ -1,7 +1,8 @@
 import type { Principal } from "./principal.ts";
 import type { Database } from "../db/database.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
-import { invalid } from "../errors.ts";
+import { AppError, invalid } from "../errors.ts";
+import { isUuid } from "./ids.ts";
 
 const MAX_HANDLE_CHARS = 320;
 
@@ -26,6 +27,14 @@ export class UserService {
   /** The signed-in user. */
   me(principal: Principal, query: { select?: Prisma.UserSelect; include?: Prisma.UserInclude } = {}): Promise<User> {
     return this.db.prisma.user.findUniqueOrThrow({ ...query, where: { id: principal.userId } });
+  }
+
+  /** The user an operator names: by id, or by handle; NOT_FOUND when there is none. */
+  async find(idOrHandle: string): Promise<User> {
+    const byId = isUuid(idOrHandle) ? await this.db.prisma.user.findUnique({ where: { id: idOrHandle.toLowerCase() } }) : null;
+    const user = byId ?? (await this.findByHandle(idOrHandle));
+    if (!user) throw new AppError("NOT_FOUND", `No user ${idOrHandle} (by id or handle)`);
+    return user;
   }
 
   findByHandle(handle: string): Promise<User | null> {

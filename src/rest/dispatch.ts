@@ -7,10 +7,12 @@ import type { ContextFor } from "../graphql/context.ts";
 import { parseJsonBody, readBody } from "../transport/body.ts";
 import type { Exchange } from "../transport/exchange.ts";
 import { idempotent } from "../transport/idempotent.ts";
+import { sendNdjson } from "../transport/ndjson.ts";
+import type { Logger } from "../logger.ts";
 import { jsonReply, type Reply } from "../transport/reply.ts";
-import { restErrorReply } from "./errors.ts";
+import { restError, restErrorReply } from "./errors.ts";
 import { QueryParams } from "./query-params.ts";
-import type { Deprecation, Router } from "./router.ts";
+import type { Deprecation, RestRequest, RestResponse, Router } from "./router.ts";
 
 export interface RestDispatchDeps {
   config: Config;
@@ -18,14 +20,18 @@ export interface RestDispatchDeps {
   schema: GraphQLSchema;
   router: Router;
   contextFor: ContextFor;
+  logger: Logger;
 }
 
 const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 
-/** Answers a request with the REST route its method and path match; sets the exchange's route to its pattern. */
-export type RestDispatch = (exchange: Exchange) => Promise<Reply>;
+/**
+ * Answers a request with the REST route its method and path match (undefined: a streaming route sent its
+ * answer itself); sets the exchange's route to its pattern.
+ */
+export type RestDispatch = (exchange: Exchange) => Promise<Reply | undefined>;
 
-export function createRestDispatch({ config, idempotency, schema, router, contextFor }: RestDispatchDeps): RestDispatch {
+export function createRestDispatch({ config, logger, idempotency, schema, router, contextFor }: RestDispatchDeps): RestDispatch {
   /** Deprecation headers on every response of a route on its way out; 410 after its sunset, if enforced. */
   function announceDeprecation(res: ServerResponse, deprecation: Deprecation): void {
     res.setHeader("deprecation", "true");
@@ -34,6 +40,28 @@ export function createRestDispatch({ config, idempotency, schema, router, contex
     res.setHeader("x-api-warn", deprecation.warning);
     if (config.legacySunsetEnforce && router.pastSunset(deprecation)) {
       throw new AppError("GONE", `This route was removed on ${deprecation.sunset.toUTCString()}; see ${deprecation.link}`);
+    }
+  }
+
+  /**
+   * A streaming route's answer: its lines sent as they come (undefined: sent), or a whole reply. A failure
+   * after the first line ends the stream with an error line, and is logged when unexpected.
+   */
+  async function streamed({ res, requestId }: Exchange, running: Promise<RestResponse>): Promise<Reply | undefined> {
+    try {
+      const response = await running;
+      if (!response.lines) return jsonReply(response.status, response.body, response.headers);
+      await sendNdjson(res, response.headers ?? {}, response.lines, (error) => ({ kind: "error", error: restError(asAppError(error)) }));
+      return undefined;
+    } catch (error) {
+      const appError = asAppError(error);
+      if (!res.headersSent) {
+        if (appError.code === "INTERNAL") throw error;
+        if (appError.code === "PAYLOAD_TOO_LARGE") res.setHeader("connection", "close"); // the rest of the body is unread
+        return restErrorReply(appError);
+      }
+      if (appError.code === "INTERNAL") logger.error({ err: appError.cause ?? error, requestId }, "stream failed");
+      return undefined;
     }
   }
 
@@ -50,18 +78,23 @@ export function createRestDispatch({ config, idempotency, schema, router, contex
     }
     if (match.options.deprecation) announceDeprecation(res, match.options.deprecation);
     const context = await contextFor(exchange);
+    const request = (body: () => Promise<unknown>): RestRequest => ({
+      req,
+      params: match.params,
+      query: new QueryParams(url.searchParams),
+      context,
+      schema,
+      body,
+    });
+    if (match.options.streaming) {
+      const noBody = () => Promise.reject(new Error("a streaming route reads its own body"));
+      return streamed(exchange, match.handler(request(noBody)));
+    }
     const raw = WITH_BODY.has(method) ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
     let body: unknown;
     return idempotent(idempotency, req, context.principal, raw, async () => {
       try {
-        const response = await match.handler({
-          req,
-          params: match.params,
-          query: new QueryParams(url.searchParams),
-          context,
-          schema,
-          body: async () => (body ??= parseJsonBody(req, raw)),
-        });
+        const response = await match.handler(request(async () => (body ??= parseJsonBody(req, raw))));
         return jsonReply(response.status, response.body, response.headers);
       } catch (error) {
         // a client error is the request's answer (and replayed as such); anything else fails the request

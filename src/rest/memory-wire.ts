@@ -1,4 +1,5 @@
 import { isPlainObject } from "../domain/json.ts";
+import type { MemoryVersion } from "../domain/history.ts";
 import type { Memory } from "../domain/memory.ts";
 import { TYPE_PATTERN } from "../domain/memory-input.ts";
 import { invalid } from "../errors.ts";
@@ -25,6 +26,20 @@ export function restMemory(memory: MemoryView) {
 }
 
 export type RestMemory = ReturnType<typeof restMemory>;
+
+/** A version of a memory's history as REST shows it; the history holds each side as GraphQL shows memories. */
+export function restVersion(version: Omit<MemoryVersion, "changedAt"> & { changedAt: Date | string }) {
+  const side = (memory: MemoryVersion["before"]) => (memory === null ? null : restMemory(memory as unknown as MemoryView));
+  return {
+    version: version.version,
+    action: version.action,
+    changed_at: typeof version.changedAt === "string" ? version.changedAt : version.changedAt.toISOString(),
+    key_id: version.keyId,
+    key_name: version.keyName,
+    before: side(version.before),
+    after: side(version.after),
+  };
+}
 
 export const MEMORY_SCHEMA = objectSchema<RestMemory>("A memory, as every current route returns it.", {
   id: uuid("Assigned by the service."),

@@ -18,6 +18,8 @@ export interface RestResponse {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A streaming route's answer instead of `body`: NDJSON, one line an item, 200, sent as the items come. */
+  lines?: AsyncIterable<unknown>;
 }
 
 export type RestHandler = (request: RestRequest) => Promise<RestResponse>;
@@ -37,6 +39,11 @@ export interface RouteOptions {
   deprecation?: Deprecation;
   /** The route's bodies use camelCase names (the legacy routes), so its errors name fields that way. */
   camelCaseFields?: boolean;
+  /**
+   * The route reads its request body itself, as it goes (`body()` is not there), and may answer `lines`. Such a
+   * route is idempotent by its own rules: no Idempotency-Key replay, which would need the whole body.
+   */
+  streaming?: boolean;
 }
 
 interface Route {

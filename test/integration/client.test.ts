@@ -212,6 +212,32 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
       const error = await rejection(lister.memories.list({ limit: 101 }));
       expect(error).toMatchObject({ code: "VALIDATION_ERROR", status: 400 });
     });
+
+    it("filters with boolean logic through filter, beside the simple parameters", async () => {
+      // tasks are i % 3 == 1 (8), "even" i % 2 == 0 (13), both 4 of them
+      expect((await lister.memories.list({ filter: { or: [{ type: "task" }, { tags: ["even"] }] } })).total).toBe(17);
+      expect((await lister.memories.list({ filter: { not: { type: "task" } }, is_archived: false })).total).toBe(13);
+      const twice = await rejection(lister.memories.list({ type: "task", filter: { type: "task" } }));
+      expect(twice).toMatchObject({ code: "VALIDATION_ERROR", message: expect.stringMatching(/^filter names type/) });
+    });
+
+    it("pages by cursor: a page after next_cursor, and a walk that memories added meanwhile do not shift", async () => {
+      const first = await lister.memories.list({ limit: 10 });
+      expect(first.next_cursor).toEqual(expect.any(String));
+      const second = await lister.memories.list({ limit: 10, cursor: first.next_cursor! });
+      expect(second).toMatchObject({ offset: null, has_more: true, total: 25 });
+      expect(second.memories.map((m) => m.content)).toEqual(created.slice(5, 15).reverse().map((m) => m.content));
+
+      const seen: string[] = [];
+      let added: Memory | undefined;
+      for await (const memory of lister.memories.list({ limit: 10 })) {
+        seen.push(memory.id);
+        // newer than every page the walk has still to read: by offset, the pages after would each repeat one
+        if (seen.length === 1) added = await lister.memories.create({ content: "added during the walk" });
+      }
+      expect(seen).toEqual(created.map((m) => m.id).reverse());
+      await lister.memories.delete(added!.id);
+    });
   });
 
   // The server is still gaining these routes; enable each test as its route lands (CONTRACT.md shapes).
@@ -228,6 +254,18 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
       expect(typed.results.map((result) => result.type)).toEqual(["observation"]);
       const future = await searcher.memories.search({ query: "tea", from_date: new Date(Date.now() + 86_400_000) });
       expect(future.results).toEqual([]);
+    });
+
+    it("search and recall take a filter with metadata conditions", async () => {
+      const filterer = clientFor((await suite.server.newUser()).key);
+      const work = await filterer.memories.create({ content: "Green tea with the apollo team", metadata: { project: "apollo", priority: 3 } });
+      await filterer.memories.create({ content: "Green tea at home", metadata: { project: "home", priority: 1 } });
+      const found = await filterer.memories.search({ query: "green tea", filter: { metadata: [{ path: "project", eq: "apollo" }] } });
+      expect(found.results.map((result) => result.id)).toEqual([work.id]);
+      const recalled = await filterer.memories.recall({ query: "green tea", filter: { metadata: [{ path: "priority", gte: 2 }] } });
+      expect(recalled.results.map((result) => result.id)).toEqual([work.id]);
+      const bad = await rejection(filterer.memories.search({ query: "tea", filter: { metadata: [{ path: "" }] } }));
+      expect(bad).toMatchObject({ code: "VALIDATION_ERROR", status: 400 });
     });
 
     it("recall answers with results, total and query_type, and relevance_score equal to relevance", async () => {
@@ -309,6 +347,31 @@ describe.skipIf(databaseUnavailable())("client library against the server", () =
       } finally {
         await limited.close();
       }
+    });
+  });
+
+  describe("records.export and records.import", () => {
+    it("exports a user's threads and memories, and imports them into another account's empty store idempotently", async () => {
+      const owner = clientFor((await suite.server.newUser()).key);
+      const thread = await owner.threads.create({ title: "Trip" });
+      const memory = await owner.memories.create({ content: "Flight on May 3", thread_id: thread.id, tags: ["travel"] });
+      const records = await owner.records.export({ embeddings: true });
+      expect(records.map((record) => [record.kind, record.id])).toEqual([
+        ["thread", thread.id],
+        ["memory", memory.id],
+      ]);
+      expect(records[1]).toMatchObject({ content: "Flight on May 3", embedding: { embedder: expect.any(String), vector: expect.any(String) } });
+
+      // the ids are the owner's: in another account the lines fail; without them, they are that account's own
+      const other = clientFor((await suite.server.newUser()).key);
+      const refused = await other.records.import(records);
+      expect(refused).toMatchObject({ created: 0, failed: 2 });
+      expect(refused.results[0]!.error!.message).toMatch(/^id is in use/);
+      const plain = await other.records.import([{ content: "A plain note", tags: ["x"] }]);
+      expect(plain).toMatchObject({ created: 1, failed: 0, results: [{ line: 1, kind: "memory", status: "created" }] });
+
+      const again = await owner.records.import(records);
+      expect(again).toMatchObject({ created: 0, updated: 0, skipped: 2, failed: 0 });
     });
   });
 

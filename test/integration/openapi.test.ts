@@ -263,7 +263,20 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
       const hook = await api.post("/api/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["memory.created"] });
       check("post", "/api/v1/webhooks", hook);
       check("get", "/api/v1/webhooks", await api.get("/api/v1/webhooks"));
+      check("get", "/api/v1/webhooks/{id}/deliveries", await api.get(`/api/v1/webhooks/${hook.body.id}/deliveries`));
+      check("post", "/api/v1/webhooks/{id}/enable", await api.post(`/api/v1/webhooks/${hook.body.id}/enable`));
+      check("post", "/api/v1/webhooks/{id}/rotate-secret", await api.post(`/api/v1/webhooks/${hook.body.id}/rotate-secret`));
       check("delete", "/api/v1/webhooks/{id}", await api.delete(`/api/v1/webhooks/${hook.body.id}`));
+      const exported = await api.get("/api/v1/export?history=true&embeddings=true");
+      check("get", "/api/v1/export", exported);
+      const lines = exported.text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as unknown);
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines) expect(conformance.matches({ $ref: "#/components/schemas/ExportLine" }, line)).toBeUndefined();
+      check(
+        "post",
+        "/api/v1/import",
+        await api.post("/api/v1/import", undefined, { raw: exported.text, headers: { "content-type": "application/x-ndjson" } }),
+      );
 
       const uncovered = createRouter()
         .list()

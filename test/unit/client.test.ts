@@ -392,9 +392,27 @@ describe("memories.list", () => {
     ]);
   });
 
+  it("sends filter as JSON, and walks by next_cursor where the server gives one", async () => {
+    service.script((seen, res) => {
+      const second = seen.query.cursor === "c1";
+      const memories = [memory({ id: second ? "m1" : "m0" })];
+      send(res, 200, { memories, total: 2, limit: 1, offset: second ? null : 0, has_more: !second, next_cursor: second ? null : "c1" });
+    });
+    const ids: string[] = [];
+    for await (const item of client.memories.list({ limit: 1, filter: { or: [{ type: "task" }, { metadata: [{ path: "p", eq: 1 }] }] } })) {
+      ids.push(item.id);
+    }
+    expect(ids).toEqual(["m0", "m1"]);
+    const filter = JSON.stringify({ or: [{ type: "task" }, { metadata: [{ path: "p", eq: 1 }] }] });
+    expect(service.seen.map((seen) => seen.query)).toEqual([
+      { limit: "1", filter },
+      { limit: "1", filter, cursor: "c1" },
+    ]);
+  });
+
   it("pages() yields each page, starting at the offset given", async () => {
     service.script(pagedList(25));
-    const offsets: number[] = [];
+    const offsets: (number | null)[] = [];
     for await (const page of client.memories.list({ limit: 10, offset: 5 }).pages()) offsets.push(page.offset);
     expect(offsets).toEqual([5, 15]);
   });

@@ -278,6 +278,67 @@ export function schemas(limits: Limits): Record<string, Schema> {
       },
       additionalProperties: false,
     },
+    ExportLine: {
+      description:
+        "One line of an export: a thread or a memory as the API shows it, with `kind`; a memory may carry `history` " +
+        "and `embedding`. A line `{kind: \"error\", error}` ends an export that failed after it began.",
+      type: "object",
+      required: ["kind"],
+      properties: {
+        kind: { enum: ["thread", "memory", "error"] },
+        history: { type: "array", items: { type: "object" }, description: "With history=true: the memory's versions, oldest first." },
+        embedding: {
+          type: ["object", "null"],
+          description: "With embeddings=true: the memory's vector, or null when it is not embedded yet.",
+          required: ["embedder", "vector"],
+          properties: {
+            embedder: { type: "string", description: "The embedder's id: model and dimensions.", examples: ["builtin-hash-v1:512"] },
+            vector: { type: "string", description: "float32 little-endian values, base64 (an import also takes an array of numbers)." },
+          },
+        },
+      },
+    },
+    ImportRequest: {
+      description:
+        "As application/x-ndjson: the lines of an export (`kind` absent means a memory). As application/json: an array " +
+        'of such records, or {"memories": [...]}.',
+      oneOf: [
+        { type: "array", items: ref("schemas", "ExportLine") },
+        { type: "object", required: ["memories"], properties: { memories: { type: "array", items: { type: "object" } } } },
+      ],
+    },
+    ImportResult: {
+      type: "object",
+      required: ["created", "updated", "skipped", "failed", "results"],
+      properties: {
+        created: { type: "integer", minimum: 0 },
+        updated: { type: "integer", minimum: 0, description: "Records you held already, different in the file." },
+        skipped: { type: "integer", minimum: 0, description: "Records you held already, the same in the file." },
+        failed: { type: "integer", minimum: 0 },
+        results: {
+          type: "array",
+          description: "One per record line, in order (blank lines have none).",
+          items: {
+            type: "object",
+            required: ["line", "kind", "id", "status"],
+            properties: {
+              line: { type: "integer", minimum: 1, description: "The line's number (an array's item's, from 1)." },
+              kind: { enum: ["thread", "memory", null] },
+              id: { type: ["string", "null"] },
+              status: { enum: ["created", "updated", "skipped", "failed"] },
+              error: {
+                type: "object",
+                required: ["code", "message"],
+                properties: { code: { type: "string" }, message: { type: "string" } },
+                additionalProperties: false,
+              },
+            },
+            additionalProperties: false,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
     BatchRequest: {
       description: `1 to ${MAX_BATCH_ITEMS} memories, as a bare array or wrapped as {"memories": [...]}.`,
       oneOf: [

@@ -14,6 +14,7 @@ const TAGS = [
   { name: "Memories", description: "Create, read, change, delete and list your memories; batch create." },
   { name: "Search", description: "Semantic search and hybrid recall over your live memories." },
   { name: "Threads", description: "Threads group memories: a conversation, a project, a topic." },
+  { name: "Export", description: "All your threads and memories as NDJSON, and back in: idempotent by id." },
   {
     name: "Webhooks",
     description: "Endpoints that receive your events (memory.created, …), signed as Standard Webhooks has it, retried when they fail.",
@@ -110,7 +111,7 @@ function operation(route: RouteInfo, doc: RouteDoc, config: Config): Operation {
       ...(route.deprecation ? deprecationHeaders(route.deprecation) : {}),
     },
     content: {
-      "application/json": {
+      [answer.contentType ?? "application/json"]: {
         schema: answer.schema,
         ...(answer.example === undefined ? {} : { example: answer.example }),
       },
@@ -127,7 +128,9 @@ function operation(route: RouteInfo, doc: RouteDoc, config: Config): Operation {
       ? {
           requestBody: {
             required: true,
-            content: { "application/json": { schema: doc.body.schema, examples: doc.body.examples } },
+            content: Object.fromEntries(
+              (doc.body.contentTypes ?? ["application/json"]).map((type) => [type, { schema: doc.body!.schema, examples: doc.body!.examples }]),
+            ),
           },
         }
       : {}),

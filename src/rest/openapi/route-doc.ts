@@ -17,8 +17,11 @@ export interface RouteDoc {
   body?: {
     schema: Schema;
     examples: Record<string, { summary: string; value: unknown }>;
+    /** The media types the body may be sent as; application/json unless given. */
+    contentTypes?: string[];
   };
-  success: { status: 200 | 201; description: string; schema: Schema; example?: unknown };
+  /** `contentType`: application/json unless given (a streamed NDJSON answer: the schema is of one line). */
+  success: { status: 200 | 201; description: string; schema: Schema; example?: unknown; contentType?: string };
   /** Another success the route may answer with instead (a create that stored nothing: 200). */
   alternative?: RouteDoc["success"];
   errors?: RouteErrors;

@@ -1,5 +1,6 @@
 import { Router } from "../router.ts";
 import { addBatchRoutes } from "./batch.ts";
+import { addExportRoutes } from "./export.ts";
 import { addLegacyRoutes } from "./legacy.ts";
 import { addMemoryRoutes } from "./memory.ts";
 import { addMemoryHistoryRoutes } from "./memory-history.ts";
@@ -21,5 +22,6 @@ export function createRouter(now?: () => Date): Router {
   addMemoryRecordRoutes(router);
   addMemoryHistoryRoutes(router);
   addWebhookRoutes(router);
+  addExportRoutes(router);
   return router;
 }

@@ -1,7 +1,7 @@
 import { DEFAULT_HISTORY_LIMIT, type MemoryVersion } from "../../domain/history.ts";
 import type { PageOf } from "../../domain/paging.ts";
 import { notFound } from "../../errors.ts";
-import { restMemory, type MemoryView } from "../memory-wire.ts";
+import { restVersion } from "../memory-wire.ts";
 import { EXAMPLE_MEMORY, EXAMPLE_MEMORY_ID, limitParam, offsetParam, type RouteDoc } from "../openapi/route-doc.ts";
 import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
@@ -18,9 +18,6 @@ const memoryHistory = new Operation<{ memoryHistory: PageOf<Version> }>(/* Graph
     }
   }
 `);
-
-/** A version's memory as REST shows memories; the history holds it as GraphQL does (the events' shape). */
-const restSide = (memory: Version["before"]) => (memory === null ? null : restMemory(memory as unknown as MemoryView));
 
 const historyDoc: RouteDoc = {
   operationId: "getMemoryHistory",
@@ -50,15 +47,7 @@ export const history: RestHandler = async ({ params, query, schema, context }) =
   query.only(["limit", "offset"]);
   const { memoryHistory: page } = await memoryHistory.run(schema, context, { id: params.id, limit: query.int("limit"), offset: query.int("offset") });
   if (page.total === 0) throw notFound("Memory");
-  const body = restPage("history", page, (version) => ({
-    version: version.version,
-    action: version.action,
-    changed_at: version.changedAt,
-    key_id: version.keyId,
-    key_name: version.keyName,
-    before: restSide(version.before),
-    after: restSide(version.after),
-  }));
+  const body = restPage("history", page, restVersion);
   return { status: 200, body };
 };
 

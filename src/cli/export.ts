@@ -1,0 +1,43 @@
+// npm run export -- --user <id|handle> [--out <file>] [--history] [--embeddings]
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config.ts";
+import { withPortability } from "./portability.ts";
+import { runCli, UsageError } from "./run.ts";
+
+const USAGE = "usage: npm run export -- --user <id|handle> [--out <file>] [--history] [--embeddings]";
+
+await runCli(USAGE, async (print) => {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      user: { type: "string" },
+      out: { type: "string" },
+      history: { type: "boolean", default: false },
+      embeddings: { type: "boolean", default: false },
+    },
+  });
+  if (!values.user || positionals.length) throw new UsageError("export needs --user");
+  const started = performance.now();
+  const counts = { thread: 0, memory: 0 };
+  await withPortability(loadConfig(), async (portability) => {
+    // the file is made once the first line is there: a user that does not exist leaves none behind
+    let out: NodeJS.WritableStream | undefined;
+    for await (const line of portability.exportLines(values.user!, { history: values.history, embeddings: values.embeddings })) {
+      out ??= values.out ? createWriteStream(values.out, { mode: 0o600 }) : process.stdout;
+      const kind = (line as { kind?: string }).kind;
+      if (kind === "thread" || kind === "memory") counts[kind]++;
+      if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, "drain");
+    }
+    if (values.out) {
+      out ??= createWriteStream(values.out, { mode: 0o600 });
+      await new Promise<void>((resolve, reject) => out!.end(() => resolve()).on("error", reject));
+    }
+  });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const summary = `Exported ${counts.thread} threads and ${counts.memory} memories of ${values.user} in ${seconds} s.`;
+  // with no file, stdout is the export itself
+  if (values.out) print(summary);
+  else console.error(summary);
+});

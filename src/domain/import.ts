@@ -1,0 +1,263 @@
+import { WritingService } from "./writing-service.ts";
+import { AppError, invalid } from "../errors.ts";
+import type { StoredEmbedding } from "./export.ts";
+import { isUuid, newId } from "./ids.ts";
+import { canonicalJson, type JsonValue } from "./json.ts";
+import { completeValues, unknownThread, type MemoryInput, type MemoryValues } from "./memory-input.ts";
+import { insertMemories, type EmbeddingColumns, type InsertedMemory, type NewMemory } from "./memory-rows.ts";
+import { MAX_BATCH_ITEMS, type MemoryService } from "./memory.ts";
+import type { Author } from "./principal.ts";
+import { threadValues, type ThreadInput } from "./thread.ts";
+
+/** What an import keeps of a record as exported: its id (idempotence) and its timestamps (the list's order). */
+interface ImportedRecord {
+  /** Absent: a new record under a new id, each time the line is imported. */
+  id?: string | null;
+  createdAt?: Date | null;
+  updatedAt?: Date | null;
+}
+
+export type ImportItem =
+  | ({ kind: "thread"; input: ThreadInput } & ImportedRecord)
+  | ({ kind: "memory"; input: MemoryInput; embedding?: StoredEmbedding | null } & ImportedRecord);
+
+/** One line of an import as read: its item, or why it could not be read. */
+export type ImportLine = { line: number; item: ImportItem } | { line: number; error: AppError };
+
+export type ImportStatus = "created" | "updated" | "skipped" | "failed";
+
+export interface ImportResult {
+  line: number;
+  kind: ImportItem["kind"] | null;
+  /** The record's id (null for a line that could not be read, or whose id is not one). */
+  id: string | null;
+  status: ImportStatus;
+  error?: AppError;
+}
+
+export type ImportSummary = Record<ImportStatus, number>;
+
+type MemoryItem = Extract<ImportItem, { kind: "memory" }>;
+type Pending = { line: number; item: MemoryItem } | { line: number; result: ImportResult };
+
+interface Checked {
+  index: number;
+  line: number;
+  id: string;
+  values: MemoryValues;
+  item: MemoryItem;
+}
+
+interface ExistingMemory extends MemoryValues {
+  userId: string;
+}
+
+/**
+ * The id belongs to another user's record. The line fails rather than taking a new id, so that importing the
+ * file again does not store the record once more; the answer says no more than that the id is taken.
+ */
+const idTaken = () => invalid("id", "is in use, not by one of your records: leave it out to import this record under a new id");
+
+function checkId(id: string): string {
+  if (!isUuid(id)) throw invalid("id", "must be a UUID");
+  return id.toLowerCase();
+}
+
+/** The fields an import compares: a record the same in all of them is skipped. */
+const memoryKey = (m: MemoryValues) =>
+  canonicalJson([m.content, m.data, m.type, m.tags, m.metadata, m.threadId, m.isArchived, m.expiresAt == null ? null : new Date(m.expiresAt).toISOString()] as JsonValue);
+
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === "23505";
+
+/**
+ * Reads records as an export writes them (or as a client sends plain memories) into a user's account, a batch
+ * of up to MAX_BATCH_ITEMS memories a statement. Idempotent by id: a record whose id the user holds already is
+ * skipped when it is the same and replaced when it differs; an id of another user's record fails its line. A
+ * memory keeps the exported vector when this service's embedder made it, else is embedded anew. Threads are
+ * stored as they come, so a file lists each thread before its memories (an export does).
+ */
+export class ImportService extends WritingService {
+  private readonly memories: MemoryService;
+
+  constructor(memories: MemoryService, ...deps: ConstructorParameters<typeof WritingService>) {
+    super(...deps);
+    this.memories = memories;
+  }
+
+  /** How much of an import is read: a line as much as a request body, the whole of it up to maxImportBytes. */
+  get readLimits(): { maxLineBytes: number; maxTotalBytes: number } {
+    return { maxLineBytes: this.limits.maxBodyBytes, maxTotalBytes: this.limits.maxImportBytes };
+  }
+
+  async import(author: Author, lines: AsyncIterable<ImportLine>, onResult: (result: ImportResult) => void): Promise<ImportSummary> {
+    const summary: ImportSummary = { created: 0, updated: 0, skipped: 0, failed: 0 };
+    const report = (result: ImportResult) => {
+      summary[result.status]++;
+      onResult(result);
+    };
+    // memories wait for a batch; results wait with them, so that they are reported in line order
+    let pending: Pending[] = [];
+    const ids = new Set<string>();
+    const flush = async () => {
+      if (pending.length) (await this.storeMemories(author, pending)).forEach(report);
+      pending = [];
+      ids.clear();
+    };
+    for await (const entry of lines) {
+      if ("error" in entry) {
+        pending.push({ line: entry.line, result: { line: entry.line, kind: null, id: null, status: "failed", error: entry.error } });
+      } else if (entry.item.kind === "thread") {
+        await flush();
+        report(await this.storeThread(author, entry.line, entry.item));
+      } else {
+        // the same id twice in one statement cannot be: the second waits for the next batch, and finds the first
+        const id = entry.item.id?.toLowerCase();
+        if (id !== undefined && ids.has(id)) await flush();
+        if (id !== undefined) ids.add(id);
+        pending.push({ line: entry.line, item: entry.item });
+      }
+      if (pending.length >= MAX_BATCH_ITEMS) await flush();
+    }
+    await flush();
+    return summary;
+  }
+
+  private async storeThread(author: Author, line: number, item: Extract<ImportItem, { kind: "thread" }>): Promise<ImportResult> {
+    const result = (status: ImportStatus, id: string | null, error?: AppError): ImportResult => ({
+      line,
+      kind: "thread",
+      id,
+      status,
+      ...(error ? { error } : {}),
+    });
+    let id = item.id ?? null;
+    try {
+      const values = threadValues(item.input, this.limits);
+      id = id === null ? newId() : checkId(id);
+      const found = await this.db.prisma.thread.findUnique({ where: { id } });
+      if (found && found.userId !== author.userId) throw idTaken();
+      if (found) {
+        const same = canonicalJson([found.title, found.description, found.metadata, found.status] as JsonValue) ===
+          canonicalJson([values.title, values.description, values.metadata, values.status] as JsonValue);
+        if (same) return result("skipped", id);
+        await this.db.prisma.thread.update({ where: { id }, data: values });
+        this.relay.wake();
+        return result("updated", id);
+      }
+      const times = { ...(item.createdAt ? { createdAt: item.createdAt } : {}), ...(item.updatedAt ? { updatedAt: item.updatedAt } : {}) };
+      await this.db.prisma.thread.create({ data: { id, userId: author.userId, ...values, ...times } });
+      this.relay.wake();
+      return result("created", id);
+    } catch (error) {
+      if (error instanceof AppError) return result("failed", id, error);
+      // taken meanwhile by a concurrent import
+      if ((error as { code?: unknown }).code === "P2002") return result("failed", id, idTaken());
+      throw error;
+    }
+  }
+
+  private async storeMemories(author: Author, pending: readonly Pending[]): Promise<ImportResult[]> {
+    const results: ImportResult[] = new Array(pending.length);
+    const checked: Checked[] = [];
+    pending.forEach((entry, index) => {
+      if ("result" in entry) return void (results[index] = entry.result);
+      const { line, item } = entry;
+      try {
+        const id = item.id == null ? newId() : checkId(item.id);
+        checked.push({ index, line, id, values: completeValues(item.input, this.limits), item });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        results[index] = { line, kind: "memory", id: item.id ?? null, status: "failed", error };
+      }
+    });
+    const outcome = (c: Checked, status: ImportStatus, error?: AppError) =>
+      (results[c.index] = { line: c.line, kind: "memory", id: c.id, status, ...(error ? { error } : {}) });
+
+    const existing = await this.existing(checked.map((c) => c.id));
+    const inserts: Checked[] = [];
+    const updates: Checked[] = [];
+    for (const c of checked) {
+      const found = existing.get(c.id);
+      if (!found) inserts.push(c);
+      else if (found.userId !== author.userId) outcome(c, "failed", idTaken());
+      else if (memoryKey(found) === memoryKey(c.values)) outcome(c, "skipped");
+      else updates.push(c);
+    }
+
+    const columns = await this.vectorColumns(inserts);
+    const rows: (NewMemory & { taken?: boolean })[] = inserts.map((c, k) => ({
+      ...c.values,
+      ...columns[k]!,
+      id: c.id,
+      userId: author.userId,
+      writtenByKey: author.keyId,
+      createdAt: c.item.createdAt ?? null,
+      updatedAt: c.item.updatedAt ?? null,
+    }));
+    const stored = await this.insert(rows);
+    if (stored.length) {
+      this.totals.changed(author.userId, stored.map(({ memory }) => memory.id));
+      this.relay.wake();
+    }
+    await this.indexer.indexInserted(stored);
+    const storedIds = new Set(stored.map(({ memory }) => memory.id));
+    const takenIds = new Set(rows.filter((row) => row.taken).map((row) => row.id));
+    for (const c of inserts) {
+      if (storedIds.has(c.id)) outcome(c, "created");
+      else outcome(c, "failed", takenIds.has(c.id) ? idTaken() : unknownThread());
+    }
+
+    for (const c of updates) {
+      try {
+        await this.memories.restore(author, c.id, c.values, this.keptEmbedding(c.item));
+        outcome(c, "updated");
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        outcome(c, "failed", error);
+      }
+    }
+    return results;
+  }
+
+  /** The memories with these ids, whoever's they are. */
+  private async existing(ids: readonly string[]): Promise<Map<string, ExistingMemory>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.sql.query<ExistingMemory & { id: string }>(
+      `SELECT id, user_id AS "userId", content, data, type, tags, metadata, thread_id AS "threadId", is_archived AS "isArchived",
+              expires_at AS "expiresAt"
+         FROM memories WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(rows.map(({ id, ...row }) => [id, row]));
+  }
+
+  private keptEmbedding(item: MemoryItem): EmbeddingColumns | undefined {
+    return item.embedding ? this.indexer.keptEmbedding(item.embedding.embedder, item.embedding.bytes) : undefined;
+  }
+
+  /** Each memory's vector columns: the exported vector when it can be kept, else made now (in one call) or later. */
+  private async vectorColumns(items: readonly Checked[]): Promise<EmbeddingColumns[]> {
+    const kept = items.map((c) => this.keptEmbedding(c.item));
+    const missing = items.filter((_, k) => !kept[k]);
+    const vectors = missing.length ? await this.indexer.embedForWrite(missing.map((c) => c.values.content)) : null;
+    let next = 0;
+    return kept.map((columns) => columns ?? this.indexer.embeddingColumns(vectors?.[next++]));
+  }
+
+  /**
+   * One statement for the batch; when it fails (an id stored meanwhile by a concurrent import), row by row, so
+   * that only the rows whose id is taken fail (marked `taken`).
+   */
+  private async insert(rows: (NewMemory & { taken?: boolean })[]): Promise<InsertedMemory[]> {
+    try {
+      return await insertMemories(this.db, rows);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (rows.length === 1) {
+        rows[0]!.taken = true;
+        return [];
+      }
+      return (await Promise.all(rows.map((row) => this.insert([row])))).flat();
+    }
+  }
+}
