@@ -26,8 +26,12 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     INSERT INTO "events" ("user_id", "type", "object_id", "thread_id", "data")
     SELECT n."user_id", 'memory.created', n."id", n."thread_id", "memory_event_data"(n) FROM "new_rows" n;
+    -- version 1, unless the id has a history already: a deleted memory whose history is kept, stored again by an
+    -- import under its exported id, goes on from its last version
     INSERT INTO "memory_versions" ("memory_id", "version", "user_id", "action", "key_id", "after")
-    SELECT n."id", 1, n."user_id", 'created', n."written_by_key", "memory_event_data"(n) FROM "new_rows" n;
+    SELECT n."id", coalesce((SELECT max(v."version") FROM "memory_versions" v WHERE v."memory_id" = n."id"), 0) + 1,
+           n."user_id", 'created', n."written_by_key", "memory_event_data"(n)
+      FROM "new_rows" n;
   ELSIF TG_OP = 'UPDATE' THEN
     -- only what the API shows: the indexer's and the tokenizer's own columns are not a change to the memory
     WITH "changed" AS (
