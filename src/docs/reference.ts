@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { scriptPage } from "../transport/script-page.ts";
 import { HashedAssets, type StaticFile } from "../transport/static-file.ts";
 
 /** Where the reference page's scripts are served from. */
@@ -52,20 +53,11 @@ async function build(): Promise<Reference> {
     files.add("scalar", "js", script, bundle),
     files.add("start", "js", script, `Scalar.createApiReference("#reference", ${JSON.stringify(OPTIONS)});\n`),
   ]);
-  const page = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>Memory service API reference</title>
-  </head>
-  <body>
-    <noscript>The reference needs JavaScript; the document it shows is at <a href="/openapi.json">/openapi.json</a>.</noscript>
-    <div id="reference"></div>
-    <script src="${scalar}"></script>
-    <script src="${start}"></script>
-  </body>
-</html>
-`;
+  const page = scriptPage({
+    title: "Memory service API reference",
+    noscript: 'The reference needs JavaScript; the document it shows is at <a href="/openapi.json">/openapi.json</a>.',
+    root: "reference",
+    scripts: [scalar, start],
+  });
   return { page, assets: files.byName };
 }

@@ -1,3 +1,4 @@
+import { scriptPage } from "../transport/script-page.ts";
 import { HashedAssets, type StaticFile } from "../transport/static-file.ts";
 import { EXAMPLE_OPERATIONS } from "./examples.ts";
 
@@ -57,21 +58,13 @@ async function build(): Promise<GraphiQL> {
       `  YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${JSON.stringify(options)}));`,
     ].join("\n"),
   );
-  const page = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <title>${options.title}</title>
-    <link rel="icon" href="${icon}" />
-    <link rel="stylesheet" href="${css}" />
-  </head>
-  <body id="body" class="no-focus-outline">
-    <noscript>GraphiQL needs JavaScript.</noscript>
-    <div id="root"></div>
-    <script src="${start}"></script>
-    <script src="${app}"></script>
-  </body>
-</html>
-`;
+  const page = scriptPage({
+    title: options.title,
+    head: `<link rel="icon" href="${icon}" />\n    <link rel="stylesheet" href="${css}" />`,
+    bodyAttributes: 'id="body" class="no-focus-outline"',
+    noscript: "GraphiQL needs JavaScript.",
+    root: "root",
+    scripts: [start, app],
+  });
   return { page, assets: files.byName };
 }

@@ -5,16 +5,11 @@ import { ref } from "./openapi/types.ts";
 import { fragment, snakeCasedPick, type GraphQLView } from "./wire-shape.ts";
 
 /** The webhook fields every REST answer carries, by their GraphQL names (never the secret). */
+// prettier-ignore
 const WEBHOOK_FIELDS = [
-  "id",
-  "url",
-  "events",
-  "description",
-  "enabled",
-  "disabledReason",
-  "failingSince",
-  "previousSecretUntil",
-  "createdAt",
+  "id", "url", "events", "description", "createdAt",
+  // its health, and its secrets' rotation
+  "enabled", "disabledReason", "failingSince", "previousSecretUntil",
 ] as const;
 
 export const WEBHOOK_FRAGMENT = fragment("RestWebhook", "Webhook", WEBHOOK_FIELDS);
@@ -47,18 +42,11 @@ export const WEBHOOK_SCHEMA = objectSchema<ReturnType<typeof restWebhook>>(
 );
 
 /** The delivery fields of a REST answer, by their GraphQL names: all of them. */
+// prettier-ignore
 const DELIVERY_FIELDS = [
-  "id",
-  "eventId",
-  "eventType",
-  "status",
-  "attempts",
-  "nextAttemptAt",
-  "lastAttemptAt",
-  "responseStatus",
-  "lastError",
-  "createdAt",
-  "deliveredAt",
+  "id", "eventId", "eventType", "status", "createdAt", "deliveredAt",
+  // its attempts so far
+  "attempts", "nextAttemptAt", "lastAttemptAt", "responseStatus", "lastError",
 ] as const;
 
 export const DELIVERY_FRAGMENT = fragment("RestWebhookDelivery", "WebhookDelivery", DELIVERY_FIELDS);

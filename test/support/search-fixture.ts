@@ -1,39 +1,4 @@
-/** Thirty-six memories of distinct wording, typed and tagged, for the search tests. */
-export const SEARCH_FIXTURE: { content: string; type: string; tags: string[] }[] = [
-  { content: "My daughter's violin recital is on the third Saturday of March", type: "task", tags: ["family", "music"] },
-  { content: "I prefer green tea without sugar in the morning", type: "preference", tags: ["drinks"] },
-  { content: "Allergic to peanuts and tree nuts, carry an epinephrine pen", type: "observation", tags: ["health"] },
-  { content: "Favourite hiking trail is the ridge path above Lake Annecy", type: "preference", tags: ["outdoors"] },
-  { content: "Dentist appointment moved to Thursday at 4pm", type: "task", tags: ["health", "calendar"] },
-  { content: "Learning Portuguese with a tutor twice a week", type: "journal", tags: ["learning"] },
-  { content: "The car needs new winter tyres before December", type: "task", tags: ["car"] },
-  { content: "Reads science fiction, especially Ursula Le Guin novels", type: "preference", tags: ["books"] },
-  { content: "Works as a structural engineer designing pedestrian bridges", type: "observation", tags: ["work"] },
-  { content: "Brother Tomasz lives in Gdansk and visits every August", type: "observation", tags: ["family"] },
-  { content: "Wants to run a half marathon in under two hours this year", type: "insight", tags: ["fitness"] },
-  { content: "Keeps a sourdough starter named Bubbles in the fridge", type: "observation", tags: ["cooking"] },
-  { content: "Dislikes open-plan offices because of the noise", type: "preference", tags: ["work"] },
-  { content: "Planning a trip to Kyoto during cherry blossom season", type: "task", tags: ["travel"] },
-  { content: "Cat named Miso needs her thyroid medication every evening", type: "task", tags: ["pets", "health"] },
-  { content: "Plays bass guitar in a jazz trio on Friday nights", type: "observation", tags: ["music"] },
-  { content: "Vegetarian for ten years, eats eggs and cheese", type: "preference", tags: ["food"] },
-  { content: "Mortgage renewal is due in the spring, compare fixed rates", type: "task", tags: ["finance"] },
-  { content: "Felt anxious about the quarterly presentation but it went well", type: "journal", tags: ["work"] },
-  { content: "Grows tomatoes and basil on the balcony every summer", type: "observation", tags: ["garden"] },
-  { content: "Favourite board game is Carcassonne with the expansions", type: "preference", tags: ["games"] },
-  { content: "Insight: short walks after lunch improve afternoon focus", type: "insight", tags: ["fitness", "work"] },
-  { content: "Subscribed to a weekly newsletter about urban cycling", type: "observation", tags: ["cycling"] },
-  { content: "Mother's birthday is the ninth of October, likes orchids", type: "task", tags: ["family", "calendar"] },
-  { content: "Photographs birds with a 400mm telephoto lens", type: "observation", tags: ["hobby"] },
-  { content: "Prefers aisle seats on long flights", type: "preference", tags: ["travel"] },
-  { content: "Volunteers at the food bank on the first Sunday of each month", type: "observation", tags: ["community"] },
-  { content: "Journal: finished the pottery course and made six bowls", type: "journal", tags: ["hobby"] },
-  { content: "Allergic to penicillin, told the new doctor", type: "observation", tags: ["health"] },
-  { content: "Saving for an electric bicycle for the commute", type: "insight", tags: ["cycling", "finance"] },
-  { content: "Son starts primary school in September, needs uniform", type: "task", tags: ["family"] },
-  { content: "Enjoys Ethiopian coffee from a pour-over dripper", type: "preference", tags: ["drinks"] },
-  { content: "Migraine triggered by red wine and poor sleep", type: "insight", tags: ["health"] },
-  { content: "Building a birdhouse with the kids this weekend", type: "task", tags: ["family", "hobby"] },
-  { content: "Speaks Polish at home and English at work", type: "observation", tags: ["languages"] },
-  { content: "Team offsite in Lisbon is booked for the last week of June", type: "task", tags: ["work", "travel"] },
-];
+import memories from "./search-fixture.json" with { type: "json" };
+
+/** Thirty-six memories of distinct wording, typed and tagged, for the search tests (data: search-fixture.json). */
+export const SEARCH_FIXTURE: { content: string; type: string; tags: string[] }[] = memories;
