@@ -5,7 +5,9 @@ describe("the encoder pool", () => {
   const pool = new EncoderPool({ threads: 2, idleMs: 300, batchSize: { interactive: 16, background: 8 } });
   afterAll(() => pool.close());
 
-  it("starts with one thread, adds the second while work waits, and stops it again once idle", async () => {
+  // 400 texts: enough work that the second thread is up before it is done (about 3 s on a quiet 2-core machine,
+  // over 30 s on a loaded one)
+  it("starts with one thread, adds the second while work waits, and stops it again once idle", { timeout: 120_000 }, async () => {
     expect(pool.size).toBe(1);
     await pool.dimensions;
     const texts = Array.from({ length: 400 }, (_, i) => `a memory to embed in the background, number ${i}`);
