@@ -2,6 +2,7 @@ import type { Database, Sql } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import { tokenize } from "../text/tokenize.ts";
 import { unexpiredSql } from "./expiry.ts";
+import { nthLargest } from "./nth-largest.ts";
 import { idf, type CorpusStats } from "./term-stats.ts";
 
 /** Bump when `tokenize` changes: memories whose terms an older version made get theirs made again. */
@@ -152,12 +153,24 @@ async function withThreadContext(source: TermSource, scores: Scores): Promise<Sc
   return result;
 }
 
-const top = (scores: Scores, n: number) =>
-  [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, n).map(([id]) => id);
+const top = (scores: Scores, n: number) => best(scores, n).slice(0, n).map(([id]) => id);
+
+/**
+ * The scores of the n best, and of all tied with the n-th, best first (equal scores by id): what a sort of them
+ * all begins with, without sorting thousands to keep a hundred.
+ */
+function best(scores: Scores, n: number): [string, number][] {
+  let entries = [...scores];
+  if (entries.length > n) {
+    const threshold = nthLargest(Float64Array.from(scores.values()), n);
+    entries = entries.filter((entry) => entry[1] >= threshold);
+  }
+  return entries.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
 
 /** Ranks by score; equal scores share the average of their positions, so no arbitrary order decides. */
 export function averageRanks(scores: Scores, limit: number): LexicalHit[] {
-  const sorted = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const sorted = best(scores, limit);
   const hits: LexicalHit[] = [];
   for (let i = 0; i < sorted.length && i < limit; ) {
     let j = i;

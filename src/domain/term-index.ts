@@ -5,8 +5,8 @@ import { LEXICAL_VERSION } from "./lexical.ts";
 import { UserTerms, type MemoryTerms } from "./user-terms.ts";
 
 // Postings held for all users together: past it, the users least recently recalled are let go, and a user with
-// more than this alone is left to SQL. All told a posting costs about 60 bytes of heap (45 MB for 100 000 memories
-// of 8 terms each, bench:recall's), so at most about 120 MB.
+// more than this alone is left to SQL. All told a posting costs about 50 bytes of heap and array buffers (39 MB for
+// 100 000 memories of 8 terms each, bench:recall's), so at most about 100 MB.
 const MAX_POSTINGS = 2_000_000;
 // memories read a statement while a copy is built: a page's rows are small, and the event loop gets a turn between
 const PAGE = 2_000;

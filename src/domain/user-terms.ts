@@ -1,4 +1,6 @@
 import { K1, SCORED, type Scores, type TermSource, type WeightedTerm } from "./lexical.ts";
+import { nthLargest } from "./nth-largest.ts";
+import { PostingList } from "./posting-list.ts";
 import type { CorpusStats } from "./term-stats.ts";
 
 /** A memory as the copy holds it: its place, and its rows of memory_terms as parallel arrays. */
@@ -12,9 +14,10 @@ export interface MemoryTerms {
   tfs: readonly number[];
 }
 
-// A posting, and an entry of a memory's own list, is one number: slot (or term number)·TF_SPAN + tf. tf is a
-// smallint, so it fits below 2^15; an array of such numbers is stored unboxed, 8 bytes an entry.
+// An entry of a memory's own list is one number: term number·TF_SPAN + tf. tf is a smallint, so it fits below
+// 2^15; an array of such numbers is stored unboxed, 8 bytes an entry.
 const TF_SPAN = 32_768;
+const NO_THREAD = -1;
 
 /**
  * One user's memory_terms, and of each memory what recall's BM25 filters on, held in this process: an inverted
@@ -24,21 +27,24 @@ const TF_SPAN = 32_768;
 export class UserTerms implements TermSource {
   private readonly slotOf = new Map<string, number>();
   private readonly ids: (string | undefined)[] = [];
-  private readonly threads: (string | null)[] = [];
+  /** slot → thread number, or NO_THREAD: BM25 within a thread compares numbers, not uuids, for every posting */
+  private readonly threads: number[] = [];
   private readonly archived: boolean[] = [];
   /** slot → term number·TF_SPAN + tf */
   private readonly own: number[][] = [];
   private readonly freeSlots: number[] = [];
   private readonly termNumbers = new Map<string, number>();
   private readonly termNames: string[] = [];
-  /** term number → slot·TF_SPAN + tf */
-  private readonly postings: number[][] = [];
-  /** the live memories of each thread, ascending by id as PostgreSQL orders uuids */
-  private readonly threadOrder = new Map<string, string[]>();
+  private readonly postings: PostingList[] = [];
+  private readonly threadNumbers = new Map<string, number>();
+  /** thread number → the thread's live memories */
+  private readonly threadOrder: (ThreadOrder | undefined)[] = [];
+  /** scratch of bm25: slot → score, and the slots scored so far (a typed array: pushing to an array cost 7 times as much) */
   private scores = new Float64Array(0);
   /** The memories that expire, by their expiry in ms, soonest on top (an entry whose memory changed since is skipped). */
   private readonly expiring = new ExpiryHeap();
   private readonly expiresAt = new Map<string, number>();
+  private touched = new Int32Array(0);
   /** How many postings the copy holds: what its size in memory goes by (term-index.ts). */
   postingCount = 0;
 
@@ -46,9 +52,10 @@ export class UserTerms implements TermSource {
   put(memory: MemoryTerms): void {
     this.remove(memory.id);
     const slot = this.freeSlots.pop() ?? this.ids.length;
+    const thread = memory.threadId === null ? NO_THREAD : this.threadNumber(memory.threadId);
     this.slotOf.set(memory.id, slot);
     this.ids[slot] = memory.id;
-    this.threads[slot] = memory.threadId;
+    this.threads[slot] = thread;
     this.archived[slot] = memory.isArchived;
     const own: number[] = [];
     memory.terms.forEach((term, i) => {
@@ -57,18 +64,14 @@ export class UserTerms implements TermSource {
       if (number === undefined) {
         number = this.termNames.push(term) - 1;
         this.termNumbers.set(term, number);
-        this.postings.push([]);
+        this.postings.push(new PostingList());
       }
       own.push(number * TF_SPAN + tf);
-      this.postings[number]!.push(slot * TF_SPAN + tf);
+      this.postings[number]!.add(slot, tf);
     });
     this.own[slot] = own;
     this.postingCount += own.length;
-    if (memory.threadId !== null && !memory.isArchived) {
-      const order = this.threadOrder.get(memory.threadId) ?? [];
-      order.splice(after(order, memory.id), 0, memory.id);
-      this.threadOrder.set(memory.threadId, order);
-    }
+    if (thread !== NO_THREAD && !memory.isArchived) (this.threadOrder[thread] ??= new ThreadOrder()).insert(memory.id);
     if (memory.expiresAt != null) {
       const at = new Date(memory.expiresAt).getTime();
       this.expiresAt.set(memory.id, at);
@@ -87,52 +90,45 @@ export class UserTerms implements TermSource {
   remove(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
-    for (const entry of this.own[slot]!) {
-      const posting = this.postings[Math.floor(entry / TF_SPAN)]!;
-      const at = posting.findIndex((p) => Math.floor(p / TF_SPAN) === slot);
-      // order within a posting list does not matter: the last takes the removed one's place
-      posting[at] = posting[posting.length - 1]!;
-      posting.pop();
-    }
+    for (const entry of this.own[slot]!) this.postings[Math.floor(entry / TF_SPAN)]!.remove(slot);
     this.postingCount -= this.own[slot]!.length;
-    const thread = this.threads[slot];
-    if (thread != null && !this.archived[slot]) {
-      const order = this.threadOrder.get(thread)!;
-      order.splice(after(order, id) - 1, 1);
-      if (order.length === 0) this.threadOrder.delete(thread);
-    }
+    const thread = this.threads[slot]!;
+    if (thread !== NO_THREAD && !this.archived[slot]) this.threadOrder[thread]!.delete(id);
     this.slotOf.delete(id);
     this.expiresAt.delete(id);
     this.ids[slot] = undefined;
     this.own[slot] = [];
-    this.threads[slot] = null;
+    this.threads[slot] = NO_THREAD;
     this.freeSlots.push(slot);
   }
 
   async stats(terms: readonly string[]): Promise<CorpusStats> {
     const df = new Map<string, number>();
-    for (const term of terms) df.set(term, this.postingsOf(term).length);
+    for (const term of terms) df.set(term, this.postingsOf(term)?.length ?? 0);
     return { n: this.slotOf.size, df };
   }
 
   async bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores> {
-    if (this.scores.length < this.ids.length) this.scores = new Float64Array(this.ids.length * 2);
-    const scores = this.scores;
-    const thread = threadId?.toLowerCase();
-    const touched: number[] = [];
+    if (this.scores.length < this.ids.length) {
+      this.scores = new Float64Array(this.ids.length * 2);
+      this.touched = new Int32Array(this.ids.length * 2);
+    }
+    const { scores, touched, threads, archived } = this;
+    const thread = threadId === undefined ? undefined : this.threadNumbers.get(threadId.toLowerCase());
+    if (threadId !== undefined && thread === undefined) return new Map();
+    const passes = thread === undefined ? undefined : (slot: number) => threads[slot] === thread && !archived[slot];
+    let count = 0;
     // term by term, so that each memory's sum adds its terms in the query's order, as the statement does
     for (const { term, weight } of terms) {
-      for (const posting of this.postingsOf(term)) {
-        const slot = Math.floor(posting / TF_SPAN);
-        if (thread !== undefined && (this.threads[slot] !== thread || this.archived[slot])) continue;
-        const tf = posting - slot * TF_SPAN;
-        if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += (weight * tf * (K1 + 1)) / (tf + K1);
-      }
+      const postings = this.postingsOf(term);
+      if (!postings) continue;
+      count = accumulate(postings, weight, scores, touched, count, passes);
     }
-    const kept = touched.length > SCORED ? this.best(touched, SCORED) : touched;
-    const result: Scores = new Map(kept.map((slot) => [this.ids[slot]!, scores[slot]!]));
-    for (const slot of touched) scores[slot] = 0;
+    const scored = touched.subarray(0, count);
+    const kept = count > SCORED ? this.best(scored, SCORED) : scored;
+    const result: Scores = new Map();
+    for (const slot of kept) result.set(this.ids[slot]!, scores[slot]!);
+    for (let i = 0; i < count; i++) scores[touched[i]!] = 0;
     return result;
   }
 
@@ -154,62 +150,85 @@ export class UserTerms implements TermSource {
     const pairs: { from: string; to: string }[] = [];
     for (const id of ids) {
       const slot = this.slotOf.get(id);
-      const thread = slot === undefined ? null : this.threads[slot];
-      if (thread == null || this.archived[slot!]) continue;
-      const order = this.threadOrder.get(thread)!;
-      const next = order[after(order, id)];
+      if (slot === undefined || this.threads[slot] === NO_THREAD || this.archived[slot]) continue;
+      const next = this.threadOrder[this.threads[slot]!]!.next(id);
       if (next !== undefined) pairs.push({ from: id, to: next });
     }
     return pairs;
   }
 
-  private postingsOf(term: string): readonly number[] {
+  private postingsOf(term: string): PostingList | undefined {
     const number = this.termNumbers.get(term);
-    return number === undefined ? [] : this.postings[number]!;
+    return number === undefined ? undefined : this.postings[number];
+  }
+
+  private threadNumber(threadId: string): number {
+    let number = this.threadNumbers.get(threadId);
+    if (number === undefined) this.threadNumbers.set(threadId, (number = this.threadNumbers.size));
+    return number;
   }
 
   /** The `n` best of the scored slots; of those tied at the cut, any (the statement's LIMIT takes any too). */
-  private best(touched: number[], n: number): number[] {
+  private best(touched: Int32Array, n: number): Int32Array {
     const scores = this.scores;
     const values = new Float64Array(touched.length);
     for (let i = 0; i < touched.length; i++) values[i] = scores[touched[i]!]!;
     const threshold = nthLargest(values, n);
-    const kept: number[] = [];
-    const tied: number[] = [];
-    for (const slot of touched) {
-      if (scores[slot]! > threshold) kept.push(slot);
-      else if (scores[slot] === threshold) tied.push(slot);
-    }
-    for (let i = 0; kept.length < n; i++) kept.push(tied[i]!);
+    const kept = new Int32Array(n);
+    let count = 0;
+    for (let i = 0; i < touched.length; i++) if (scores[touched[i]!]! > threshold) kept[count++] = touched[i]!;
+    for (let i = 0; count < n; i++) if (scores[touched[i]!] === threshold) kept[count++] = touched[i]!;
     return kept;
   }
 }
 
-/** The n-th largest of some values (from 1), by quickselect: a sort of tens of thousands of scores took milliseconds. */
-function nthLargest(values: Float64Array, n: number): number {
-  const k = values.length - n; // its position, were they sorted ascending
-  let low = 0;
-  let high = values.length - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >>> 1]!;
-    let i = low;
-    let j = high;
-    while (i <= j) {
-      while (values[i]! < pivot) i++;
-      while (values[j]! > pivot) j--;
-      if (i <= j) {
-        const swapped = values[i]!;
-        values[i] = values[j]!;
-        values[j] = swapped;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) high = j;
-    else if (k >= i) low = i;
-    else return values[k]!;
+// The loops of bm25 in functions of their own: within bm25, called a few times a recall, V8 compiled them anew
+// (on-stack replacement) at every call and threw the code away again, at several times the cost of the loop.
+
+/**
+ * Adds a term's scores into `scores` for the slots that pass, noting in `touched` from `count` on those scored
+ * for the first time; returns the new count.
+ */
+function accumulate(
+  postings: PostingList,
+  weight: number,
+  scores: Float64Array,
+  touched: Int32Array,
+  count: number,
+  passes?: (slot: number) => boolean,
+): number {
+  const { slots, tfs, length } = postings;
+  for (let i = 0; i < length; i++) {
+    const slot = slots[i]!;
+    if (passes && !passes(slot)) continue;
+    const tf = tfs[i]!;
+    if (scores[slot] === 0) touched[count++] = slot;
+    scores[slot]! += (weight * tf * (K1 + 1)) / (tf + K1);
   }
-  return values[k]!;
+  return count;
+}
+
+/** A thread's live memories, ascending by id as PostgreSQL orders uuids; each one's place, once asked, kept until a change. */
+class ThreadOrder {
+  private readonly ids: string[] = [];
+  private places?: Map<string, number>;
+
+  insert(id: string): void {
+    this.ids.splice(after(this.ids, id), 0, id);
+    this.places = undefined;
+  }
+
+  delete(id: string): void {
+    this.ids.splice(after(this.ids, id) - 1, 1);
+    this.places = undefined;
+  }
+
+  /** The memory after this one, which the thread holds. */
+  next(id: string): string | undefined {
+    // by a map rather than a binary search: uuids of memories made together share most of their characters
+    this.places ??= new Map(this.ids.map((each, i) => [each, i]));
+    return this.ids[this.places.get(id)! + 1];
+  }
 }
 
 /** A binary min-heap of expiries: a copy of a user with many expiring memories is built without sorting them. */
