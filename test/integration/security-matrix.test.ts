@@ -488,6 +488,7 @@ const threadFilterCases: Case[] = [
 /** Routes and fields with no id to give: searched with A's words, they show B's own records only. */
 const idFreeCases: Case[] = [
   rest({ route: "GET /api/v1/memory/search", path: () => "/api/v1/memory/search?query=lighthouse%20renovation%20chowder&limit=100", expected: { status: 200 } }),
+  rest({ route: "GET /api/v1/export", path: () => "/api/v1/export?history=true&embeddings=true", expected: { status: 200 } }),
   rest({
     route: "GET /api/v1/threads",
     path: () => "/api/v1/threads?limit=100",
@@ -654,6 +655,12 @@ const CASES: Case[] = [
 
 /** Routes and fields that take no id of any kind (path, query or body), so there is nothing of A's to aim at. */
 const REST_WITHOUT_IDS = new Set(["POST /api/v1/threads", "POST /api/v1/webhooks"]);
+/**
+ * Import keeps the ids it reads (an export's round trip needs them), so B's import naming an id of A's cannot be
+ * answered as one naming nothing: that line fails, as documented, showing nothing of A's record and changing
+ * nothing of it. It has its own test below, outside the indistinguishable cases.
+ */
+const IMPORT_ROUTE = "POST /api/v1/import";
 const GRAPHQL_WITHOUT_IDS = new Set(["Mutation.createThread", "Mutation.createApiKey", "Mutation.createWebhook"]);
 
 const UUID_ANYWHERE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -701,7 +708,9 @@ describe("security matrix coverage", () => {
     const idRoutes = routes.filter((route) => route.takesId).map((route) => route.name);
     expect(idRoutes).toEqual(expect.arrayContaining(["GET /api/v1/memories/:id", "GET /api/v1/threads/:id"]));
     expect(idRoutes.filter((route) => !covered.has(route)), "id-taking routes without a security case").toEqual([]);
-    const uncovered = routes.map((route) => route.name).filter((route) => !covered.has(route) && !REST_WITHOUT_IDS.has(route));
+    const uncovered = routes
+      .map((route) => route.name)
+      .filter((route) => !covered.has(route) && !REST_WITHOUT_IDS.has(route) && route !== IMPORT_ROUTE);
     expect(uncovered, "routes neither covered nor declared id-free").toEqual([]);
     for (const route of REST_WITHOUT_IDS) expect(routes).toContainEqual({ name: route, takesId: false });
     // and no case names a route that does not exist
@@ -894,6 +903,35 @@ describe.skipIf(databaseUnavailable())("security matrix: user B aims at user A's
     }
     // indistinguishable from the same request at ids that name nothing
     expect(normalized(theirs, A)).toBe(normalized(missing, none));
+  });
+
+  it("an import naming A's ids fails those lines (documented), shows nothing of A's and stores nothing", async () => {
+    const lines = [
+      { kind: "thread", id: A.thread, title: "hijacked by bob" },
+      { kind: "memory", id: A.memory, content: "hijacked by bob" },
+      { kind: "memory", id: A.threaded.toUpperCase(), content: "hijacked by bob", thread_id: A.thread },
+    ];
+    const res = await ctx.bob.request<unknown>("POST", "/api/v1/import", {
+      raw: lines.map((line) => JSON.stringify(line)).join("\n"),
+      headers: { "content-type": "application/x-ndjson" },
+    });
+    const taken = { code: "VALIDATION_ERROR", message: "id is in use, not by one of your records: leave it out to import this record under a new id" };
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({
+      created: 0,
+      updated: 0,
+      skipped: 0,
+      failed: 3,
+      results: [
+        { line: 1, kind: "thread", id: A.thread, status: "failed", error: taken },
+        { line: 2, kind: "memory", id: A.memory, status: "failed", error: taken },
+        { line: 3, kind: "memory", id: expect.stringMatching(new RegExp(`^${A.threaded}$`, "i")), status: "failed", error: expect.any(Object) },
+      ],
+    });
+    const sent = JSON.stringify(lines).toLowerCase();
+    for (const secret of secrets) {
+      if (!sent.includes(secret.value.toLowerCase())) expect(res.text, `the response shows A's ${secret.label}`).not.toContain(secret.value);
+    }
   });
 
   it("left every record of A's as it was, in the database and through the API", async () => {
