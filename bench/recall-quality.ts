@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { npmRun } from "../scripts/lib/server-process.ts";
 import { vectorsLanded } from "./lib/backlog.ts";
+import { machineLine } from "./lib/machine.ts";
 import { startBenchServer, type BenchServer } from "./lib/server.ts";
 
 interface Turn {
@@ -132,5 +133,8 @@ if (process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL) {
   );
   embedders.push([`OpenAI-compatible (${process.env.EMBEDDING_MODEL ?? "text-embedding-3-small"})`, { ...openai, EMBEDDER: "openai" }]);
 }
-console.log(`LoCoMo file ${path}: ${conversations.length} conversations, categories 1-4\n`);
+console.log(`LoCoMo file ${path}: ${conversations.length} conversations, categories 1-4`);
+console.log(`${machineLine()}\n`);
 for (const [name, env] of embedders) await evaluate(name, env);
+// the latencies beside the quality figures depend on what else ran meanwhile
+console.log(`\n${machineLine()}`);
