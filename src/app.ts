@@ -49,7 +49,7 @@ export interface App {
 /** Wires configuration, database, services and the HTTP server together. */
 export async function createApp(config: Config, logger: Logger, overrides: AppOverrides = {}): Promise<App> {
   // the sentence encoder loads its model in its threads while the database opens
-  const opening = overrides.embedder ? Promise.resolve(overrides.embedder) : openEmbedder(config);
+  const opening = overrides.embedder ? Promise.resolve(overrides.embedder) : openEmbedder(config, logger);
   const closeEmbedder = () => opening.then((embedder) => embedder.close?.(), () => {});
   const db = await openDatabase(config, logger, overrides.wrapPrismaAdapter).catch(async (error: unknown) => {
     await closeEmbedder();
@@ -72,6 +72,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   backfillContentKeys(db, logger).catch((error: unknown) => logger.error({ err: error }, "could not make the duplicate guard's content keys"));
   services.expiry.start();
   metrics.watchIndexBacklog(() => services.indexer.waitingCount());
+  metrics.watchIndexSize(() => services.index.count(services.embedder.id));
   const rateLimit = await RateLimit.create(config, logger, () => metrics.rateLimited());
   const http = createHttpServer({ config, logger, services, metrics, ...endpoints(config, logger, services, rateLimit, metrics, overrides.now) });
   // the embedded database admits one process: the operator's CLI reaches it through this server

@@ -23,6 +23,7 @@ const EMBEDDING = {
   rounds: 2,
 };
 const REBUILD_PAGE = 256;
+const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 
 export interface RebuildProgress {
   done: number;
@@ -50,7 +51,8 @@ interface Task {
  * With an embedder too slow for a write to wait for (`deferWrites`), writes store no vector: the memory's task
  * stays queued, and the background loop leases due tasks, embeds their memories outside the queue (so that
  * writes are never held up by inference) and then applies them. A memory whose vector has not landed yet is
- * absent from the vector index but found by words (BM25) at once.
+ * found by words (BM25) at once, and by meaning under a draft of its vector where the embedder makes drafts
+ * (`draftPoints`).
  */
 export class Indexer {
   private queue: Promise<unknown> = Promise.resolve();
@@ -102,7 +104,17 @@ export class Indexer {
    */
   async indexInserted(inserted: readonly InsertedMemory[]): Promise<void> {
     if (inserted.length === 0) return;
-    if (this.embedder.deferWrites) return this.wake();
+    if (this.embedder.deferWrites) {
+      // not through the queue, which may be busy storing a background round: nothing else can index these
+      // memories yet, as the background has to embed them first
+      const drafts = this.draftPoints([...freshRows(inserted).values()].map(({ row }) => row));
+      if (drafts.length) {
+        await this.index.upsert(this.embedder.id, drafts).catch((error: unknown) => {
+          this.logger.warn({ err: error, memories: drafts.length }, "could not index drafts; the memories are searchable by meaning once embedded");
+        });
+      }
+      return this.wake();
+    }
     await this.flush(inserted.map(({ memory }) => memory.id), freshRows(inserted));
   }
 
@@ -189,6 +201,7 @@ export class Indexer {
         await backfillTerms(this.db, this.logger);
         await this.queueUnembedded();
         await this.reconcile();
+        await this.draftWaiting();
       } catch (error) {
         this.logger.error({ err: error }, "could not bring the search indexes up to date with the database");
       }
@@ -291,9 +304,12 @@ export class Indexer {
       const present = new Set(rows.map((row) => row.id));
       const deferred = this.embedder.deferWrites;
       const unembedded = new Set(deferred ? rows.filter((row) => !this.hasVector(row)).map((row) => row.id) : await this.embedMissing(rows));
-      await this.upsertRows(rows);
-      // a memory waiting for its vector leaves the index meanwhile: its old vector no longer says what it holds
-      const outdated = deferred ? [...unembedded].filter((id) => !fresh?.has(id)) : [];
+      const drafts = this.draftPoints(rows.filter((row) => unembedded.has(row.id)));
+      await this.upsertRows(rows, drafts);
+      // a memory waiting for its vector is indexed under its draft meanwhile, or else leaves the index: its old
+      // vector no longer says what it holds
+      const drafted = new Set(drafts.map((point) => point.id));
+      const outdated = deferred ? [...unembedded].filter((id) => !fresh?.has(id) && !drafted.has(id)) : [];
       await this.index.delete(this.embedder.id, [...memoryIds.filter((id) => !present.has(id)), ...outdated]);
       const done = tasks.filter((task) => !unembedded.has(task.memoryId)).map((task) => String(task.id));
       await this.db.sql.query("DELETE FROM index_tasks WHERE id = ANY($1::bigint[])", [done]);
@@ -357,9 +373,44 @@ export class Indexer {
     return row.embedding !== null && row.embedder === this.embedder.id;
   }
 
-  /** Writes the rows that have a vector of the current embedder to the index. */
-  async upsertRows(rows: IndexRow[]): Promise<void> {
-    await this.index.upsert(this.embedder.id, rows.filter((row) => this.hasVector(row)).map(toPoint));
+  /** Writes the rows that have a vector of the current embedder to the index, and drafts of others. */
+  async upsertRows(rows: IndexRow[], drafts: VectorPoint[] = []): Promise<void> {
+    const points = rows.filter((row) => this.hasVector(row)).map((row) => toPoint(row, bytesToVector(row.embedding!)));
+    await this.index.upsert(this.embedder.id, [...points, ...drafts]);
+  }
+
+  private get drafting(): boolean {
+    return this.db.singleWriter && this.embedder.deferWrites && this.embedder.draft !== undefined;
+  }
+
+  /**
+   * Points for memories waiting for their vector under drafts of it (Embedder.draft): searchable by meaning at
+   * once, replaced when the vector lands. Their version is the memory's negated, so that an index reconciled
+   * after a crash never takes a draft for the vector. Only where this process is the one writer (the embedded
+   * database): with several servers on PostgreSQL another may index the vector while a draft is on its way,
+   * and the draft would take its place.
+   */
+  private draftPoints(rows: readonly IndexRow[]): VectorPoint[] {
+    if (!this.drafting) return [];
+    return rows.flatMap((row) => {
+      const draft = this.embedder.draft!(row.content);
+      return draft ? [{ ...toPoint(row, draft), version: -row.updatedAt.getTime() }] : [];
+    });
+  }
+
+  /** Indexes drafts of the memories still waiting for their vector (after a restart, which left them out). */
+  private async draftWaiting(): Promise<void> {
+    if (!this.drafting) return;
+    for (let after = NIL_UUID; ; ) {
+      const page = await this.db.sql.query<{ id: string }>(
+        `SELECT DISTINCT memory_id AS id FROM index_tasks WHERE memory_id > $1::uuid ORDER BY 1 LIMIT $2`,
+        [after, REBUILD_PAGE],
+      );
+      if (page.length === 0) return;
+      const rows = await loadIndexRows(this.db, page.map((row) => row.id));
+      await this.serially(() => this.index.upsert(this.embedder.id, this.draftPoints(rows.filter((row) => !this.hasVector(row)))));
+      after = page[page.length - 1]!.id;
+    }
   }
 
   /** Embeds rows that have no vector of the current embedder, and stores the vectors; returns the ids it could not. */
@@ -416,11 +467,11 @@ export class Indexer {
   }
 }
 
-function toPoint(row: IndexRow): VectorPoint {
+function toPoint(row: IndexRow, vector: Float32Array): VectorPoint {
   return {
     id: row.id,
     userId: row.userId,
-    vector: bytesToVector(row.embedding!),
+    vector,
     type: row.type,
     tags: row.tags,
     threadId: row.threadId,

@@ -81,7 +81,7 @@ export async function openServices(
   overrides: ServiceOverrides = {},
   instrumentation?: Instrumentation,
 ): Promise<Services> {
-  const chosen = overrides.embedder ?? (await openEmbedder(config));
+  const chosen = overrides.embedder ?? (await openEmbedder(config, logger));
   const embedder = instrumentation ? instrumentation.embedder(chosen) : chosen;
   const opened = await openVectorIndex(config, db, logger);
   const wrapped = overrides.wrapIndex ? overrides.wrapIndex(opened) : opened;

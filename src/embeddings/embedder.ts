@@ -17,6 +17,12 @@ export interface Embedder {
   readonly deferWrites: boolean;
   /** One L2-normalised vector per text, in order. Implementations batch as their backend allows. */
   embed(texts: readonly string[], priority?: EmbedPriority): Promise<Float32Array[]>;
+  /**
+   * A quick approximation of `embed(text)` in the same vector space, made without inference (no I/O, a fraction
+   * of a millisecond): for an embedder that defers writes, the vector a new memory is indexed under until its
+   * real one lands. Undefined when the embedder has none for this text.
+   */
+  draft?(text: string): Float32Array | undefined;
   /** For an embedder that loads after the service starts: resolves once it can embed, rejects if it never will. */
   ready?(): Promise<void>;
   /** Releases threads or connections the embedder holds. */

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
 import { BuiltinEmbedder } from "./builtin.ts";
 import type { Embedder } from "./embedder.ts";
 import { SentenceEncoder } from "./sentence-encoder.ts";
@@ -7,7 +8,7 @@ import { SentenceEncoder } from "./sentence-encoder.ts";
  * The embedder EMBEDDER names (by default the offline sentence encoder, or OpenAI's when it is configured).
  * The OpenAI client is loaded only when it is the one: it adds a twentieth of a second to every start.
  */
-export async function openEmbedder(config: Config): Promise<Embedder> {
+export async function openEmbedder(config: Config, logger?: Logger): Promise<Embedder> {
   switch (config.embedder) {
     case "openai": {
       const { OpenAIEmbedder } = await import("./openai.ts");
@@ -16,6 +17,6 @@ export async function openEmbedder(config: Config): Promise<Embedder> {
     case "hash":
       return new BuiltinEmbedder();
     case "use":
-      return SentenceEncoder.create({ threads: config.embeddingThreads });
+      return SentenceEncoder.create({ threads: config.embeddingThreads, logger });
   }
 }

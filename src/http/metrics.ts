@@ -91,12 +91,29 @@ export class Metrics implements Instrumentation {
 
   /** Exposes the index work still queued (memories waiting for their vector, among others), read at each scrape. */
   watchIndexBacklog(count: () => Promise<number>): void {
+    this.gauge(
+      "index_tasks_queued",
+      "Vector-index tasks queued: writes whose vector has not landed in the index yet (embedding in the background, or retried)",
+      count,
+    );
+  }
+
+  /** Exposes how many memories the vector index holds for the embedder in use, read at each scrape. */
+  watchIndexSize(count: () => Promise<number>): void {
+    this.gauge(
+      "vector_index_points",
+      "Memories in the vector index under the embedder in use: searchable by meaning (under their vector, or a draft of it while it is being made)",
+      count,
+    );
+  }
+
+  private gauge(name: string, help: string, read: () => Promise<number>): void {
     new Gauge({
-      name: "index_tasks_queued",
-      help: "Vector-index tasks queued: writes whose vector has not landed in the index yet (embedding in the background, or retried)",
+      name,
+      help,
       registers: [this.registry],
       async collect() {
-        this.set(await count());
+        this.set(await read());
       },
     });
   }
@@ -129,6 +146,7 @@ export class Metrics implements Instrumentation {
       deferWrites: embedder.deferWrites,
       embed: (texts, priority) => time(this.embedSeconds, labels, () => embedder.embed(texts, priority)),
       ...(embedder.ready ? { ready: () => embedder.ready!() } : {}),
+      ...(embedder.draft ? { draft: (text: string) => embedder.draft!(text) } : {}),
       close: () => embedder.close?.() ?? Promise.resolve(),
     };
   }

@@ -22,3 +22,16 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
   return dot;
 }
+
+/** The vector scaled to unit length; a zero or non-finite one becomes the first axis, so cosines stay defined. */
+export function unitLength(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of vector) norm += x * x;
+  if (norm === 0 || !Number.isFinite(norm)) {
+    const fallback = new Float32Array(vector.length);
+    fallback[0] = 1;
+    return fallback;
+  }
+  const scale = 1 / Math.sqrt(norm);
+  return vector.map((x) => x * scale);
+}
