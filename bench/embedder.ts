@@ -1,10 +1,14 @@
 // npm run bench:embedder [-- --texts 640 --queries 100]
 // The embedders alone, in this process: texts/s of the sentence encoder's worker pool at 1 and 2 threads (batches
 // of background work), one query's latency when the pool is idle and while a background batch is embedding
-// (queries go first), a repeated query (cached), and the hashed embedder for comparison.
+// (queries go first), a repeated query (cached), the drafts a new memory is indexed under until its vector lands,
+// and the hashed embedder for comparison; then how each ranks the paraphrase fixture's memories (exact cosine,
+// questions embedded by the encoder): drafts against the encoder's own vectors.
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
+import { DISTRACTORS, PARAPHRASES } from "../test/fixtures/paraphrases.ts";
 import { BuiltinEmbedder } from "../src/embeddings/builtin.ts";
+import { cosine } from "../src/vectors/codec.ts";
 import { SentenceEncoder } from "../src/embeddings/sentence-encoder.ts";
 import { positiveInt } from "./lib/args.ts";
 import { generateMemories, generateQueries } from "./lib/corpus.ts";
@@ -23,6 +27,7 @@ console.log(`bench:embedder  ${textCount} memory texts (mean ${meanChars.toFixed
 console.log(machineLine());
 
 const rows: Cell[][] = [];
+const paraphraseRanks: Cell[][] = [];
 const rate = (n: number, ms: number) => (n * 1000) / ms;
 
 const hash = new BuiltinEmbedder();
@@ -57,9 +62,34 @@ for (const threads of [...new Set([1, Math.min(2, availableParallelism())])]) {
     const cached = await measure(queryCount, 1, (i) => encoder.embed([`${queries[i]!} (idle ${threads})`]));
     const cachedSummary = summarize(cached.ms, cached.wallMs);
     rows.push(["sentence encoder", String(threads), "one query, repeated (cache)", cachedSummary.perSecond, cachedSummary.p50, cachedSummary.p95]);
+
+    if (threads === 1) {
+      started = performance.now();
+      const drafted = texts.filter((text) => encoder.draft(text)).length;
+      rows.push(["encoder's drafts", "-", `memory texts (${drafted} had a known word)`, rate(textCount, performance.now() - started), "-", "-"]);
+      paraphraseRanks.push(...(await rankParaphrases(encoder)));
+    }
   } finally {
     await encoder.close();
   }
 }
 printTable(["embedder", "threads", "work", "texts/s", "p50 ms", "p95 ms"], rows);
+console.log(`\nparaphrase fixture: ${PARAPHRASES.length} questions among ${PARAPHRASES.length + DISTRACTORS.length} memories`);
+printTable(["memories' vectors", "question's memory first", "in the top 3"], paraphraseRanks);
 console.log(machineLine());
+
+/** Where each paraphrase question ranks its memory, under the encoder's vectors of the memories and under drafts. */
+async function rankParaphrases(encoder: SentenceEncoder): Promise<Cell[][]> {
+  const memories = [...PARAPHRASES.map((pair) => pair.memory), ...DISTRACTORS];
+  const questions = await encoder.embed(PARAPHRASES.map((pair) => pair.question));
+  const encoded = await encoder.embed(memories);
+  const drafts = memories.map((memory) => encoder.draft(memory));
+  const row = (name: string, vectors: (Float32Array | undefined)[]): Cell[] => {
+    const ranks = questions.map((question, i) => {
+      const score = (v: Float32Array | undefined) => (v ? cosine(question, v) : -1);
+      return vectors.filter((v, j) => j !== i && score(v) > score(vectors[i])).length;
+    });
+    return [name, String(ranks.filter((r) => r === 0).length), String(ranks.filter((r) => r < 3).length)];
+  };
+  return [row("the encoder's", encoded), row("drafts", drafts)];
+}
