@@ -107,7 +107,7 @@ export class Indexer {
     if (this.embedder.deferWrites) {
       // not through the queue, which may be busy storing a background round: nothing else can index these
       // memories yet, as the background has to embed them first
-      const drafts = this.draftPoints([...freshRows(inserted).values()].map(({ row }) => row));
+      const drafts = this.draftPoints([...freshRows(inserted).values()].map(({ row }) => row).filter((row) => !this.hasVector(row)));
       if (drafts.length) {
         await this.index.upsert(this.embedder.id, drafts).catch((error: unknown) => {
           this.logger.warn({ err: error, memories: drafts.length }, "could not index drafts; the memories are searchable by meaning once embedded");
