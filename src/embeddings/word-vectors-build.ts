@@ -7,8 +7,9 @@ import { SENTENCE_ENCODER_ID } from "./sentence-encoder.ts";
 import { encodeWordVectors, readWordVectorsHeader, WORD_VECTORS_FILE, type WordVectorsHeader } from "./word-vectors.ts";
 
 /**
- * How many words the table holds: on the paraphrase fixture 20 000 words rank a question's memory first for 19
- * of 30 questions, 40 000 and 60 000 for 20; each 20 000 more cost 10 MB and about 20 s of `npm install`.
+ * How many words the table holds: with drafts made as word-vectors.ts made them before it centred them, the
+ * paraphrase fixture's memories ranked first for 19 of 30 questions with 20 000 words, 20 with 40 000 or 60 000;
+ * each 20 000 words more cost 10 MB and about 20 s of `npm install`.
  */
 const VOCABULARY_SIZE = 40_000;
 /** Single words are short texts: large batches embed them fastest (about 1 300 a second a thread). */

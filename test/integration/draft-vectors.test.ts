@@ -65,8 +65,8 @@ describe.runIf(databaseUnderTest() === "pglite")("memories searchable by meaning
 
     let ranks = await ranksNow(user);
     expect(await unembedded(first)).toBe(memories.length); // not one vector has landed: what was found, drafts found
-    // chance would be about 1 of 30 first; drafts rank 17 first and 24 in the top 3 here (the encoder: 27 and 30)
-    expect(summary(ranks).first, `ranks: ${ranks.join(" ")}`).toBeGreaterThanOrEqual(15);
+    // chance would be about 1 of 30 first; drafts rank 19 first and 25 in the top 3 here (the encoder: 27 and 30)
+    expect(summary(ranks).first, `ranks: ${ranks.join(" ")}`).toBeGreaterThanOrEqual(16);
     expect(summary(ranks).top3, `ranks: ${ranks.join(" ")}`).toBeGreaterThanOrEqual(22);
 
     // a new content gets a new draft, and the old meaning goes with the old draft
