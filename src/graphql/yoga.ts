@@ -23,6 +23,9 @@ export function createGraphQL(config: Config, logger: Logger, observe: Operation
     // Yoga's default reflects any Origin; the HTTP layer applies CORS_ORIGINS to every route alike (http/cors.ts)
     cors: false,
     maskedErrors: { maskError: maskError(logger) },
+    // the endpoint reads the body itself, within MAX_BODY_BYTES, before Yoga sees it (endpoint.ts): Yoga's own
+    // limit would pipe that text through a counting stream again, a few per cent of a small request's CPU
+    maxRequestBodySize: false,
     plugins: [
       useArmor(config.introspection),
       ...(config.introspection ? [] : [useDisableIntrospection()]),

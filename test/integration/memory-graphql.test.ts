@@ -39,6 +39,16 @@ describe.skipIf(databaseUnavailable())("GraphQL memory operations", () => {
     expect(memory.content).toBe('{"a":{"c":3,"d":4},"b":2}');
   });
 
+  it("createMemory: answers the thread it was stored in when asked for it", async () => {
+    const thread = (await suite.user.api.graphql(`mutation { createThread(input: { title: "trip" }) { id } }`)).body.data.createThread;
+    const res = await suite.user.api.graphql(
+      `mutation ($input: CreateMemoryInput!) { createMemory(input: $input) { content threadId thread { id title } } }`,
+      { input: { content: "packed the tent", threadId: thread.id } },
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.createMemory).toEqual({ content: "packed the tent", threadId: thread.id, thread: { id: thread.id, title: "trip" } });
+  });
+
   it("createMemory: content and data together are refused", async () => {
     const res = await suite.user.api.graphql(`mutation { createMemory(input: { content: "x", data: { a: 1 } }) { id } }`);
     expect(res.status).toBe(400);

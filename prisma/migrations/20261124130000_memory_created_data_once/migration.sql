@@ -1,0 +1,49 @@
+-- A created memory's data (memory_event_data) is built once, for its event and its first version alike, instead
+-- of once for each: the same values, a little less of each create's time in the database.
+CREATE OR REPLACE FUNCTION "memories_write_events"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    WITH "created" AS (
+      SELECT n."id", n."user_id", n."thread_id", n."written_by_key", "memory_event_data"(n) AS "data" FROM "new_rows" n
+    ), "evented" AS (
+      INSERT INTO "events" ("user_id", "type", "object_id", "thread_id", "data")
+      SELECT c."user_id", 'memory.created', c."id", c."thread_id", c."data" FROM "created" c
+    )
+    -- version 1, unless the id has a history already: a deleted memory whose history is kept, stored again by an
+    -- import under its exported id, goes on from its last version
+    INSERT INTO "memory_versions" ("memory_id", "version", "user_id", "action", "key_id", "after")
+    SELECT c."id", coalesce((SELECT max(v."version") FROM "memory_versions" v WHERE v."memory_id" = c."id"), 0) + 1,
+           c."user_id", 'created', c."written_by_key", c."data"
+      FROM "created" c;
+  ELSIF TG_OP = 'UPDATE' THEN
+    -- only what the API shows: the indexer's and the tokenizer's own columns are not a change to the memory
+    WITH "changed" AS (
+      SELECT n."id", n."user_id", coalesce(n."thread_id", o."thread_id") AS "thread_id", n."written_by_key",
+             CASE WHEN n."is_archived" AND NOT o."is_archived" THEN 'archived'
+                  WHEN o."is_archived" AND NOT n."is_archived" THEN 'unarchived'
+                  ELSE 'updated' END AS "action",
+             "memory_event_data"(o) AS "before", "memory_event_data"(n) AS "after"
+        FROM "new_rows" n JOIN "old_rows" o ON o."id" = n."id"
+       WHERE (n."content", n."data", n."type", n."tags", n."metadata", n."thread_id", n."is_archived", n."updated_at")
+             IS DISTINCT FROM
+             (o."content", o."data", o."type", o."tags", o."metadata", o."thread_id", o."is_archived", o."updated_at")
+    ), "evented" AS (
+      INSERT INTO "events" ("user_id", "type", "object_id", "thread_id", "data")
+      SELECT c."user_id", 'memory.updated', c."id", c."thread_id", c."after" FROM "changed" c
+    )
+    INSERT INTO "memory_versions" ("memory_id", "version", "user_id", "action", "key_id", "before", "after")
+    SELECT c."id", coalesce((SELECT max(v."version") FROM "memory_versions" v WHERE v."memory_id" = c."id"), 0) + 1,
+           c."user_id", c."action", c."written_by_key", c."before", c."after"
+      FROM "changed" c;
+  ELSE
+    INSERT INTO "events" ("user_id", "type", "object_id", "thread_id")
+    SELECT o."user_id", 'memory.deleted', o."id", o."thread_id" FROM "old_rows" o;
+    INSERT INTO "memory_versions" ("memory_id", "version", "user_id", "action", "key_id", "before")
+    SELECT o."id",
+           coalesce((SELECT max(v."version") FROM "memory_versions" v WHERE v."memory_id" = o."id"), 0) + 1,
+           o."user_id", 'deleted', nullif(current_setting('memory_service.key_id', true), '')::uuid, "memory_event_data"(o)
+      FROM "old_rows" o;
+  END IF;
+  RETURN NULL;
+END
+$$;
