@@ -1,12 +1,14 @@
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
-import { createPubSub, type PubSub } from "graphql-yoga";
+import { Repeater } from "graphql-yoga";
 import type { Redis } from "ioredis";
 import type { Logger } from "../logger.ts";
 import type { ChangeEvent } from "./change-event.ts";
 
 // one topic per user (the key of its channel in Redis): a subscriber never receives another user's events
-type Topics = { "memory-service:changes": [userId: string, event: ChangeEvent] };
-const TOPIC = "memory-service:changes";
+const topicOf = (userId: string) => `memory-service:changes:${userId}`;
+
+/** Where events are dispatched: this process' own, or Redis' (which carries `detail` as JSON). */
+type FeedTarget = Pick<EventTarget, "addEventListener" | "removeEventListener" | "dispatchEvent">;
 
 /**
  * The live stream of committed changes, per user: in this process, or through Redis (REDIS_URL) so that a
@@ -14,7 +16,7 @@ const TOPIC = "memory-service:changes";
  */
 export class ChangeFeed {
   private constructor(
-    private readonly pubSub: PubSub<Topics>,
+    private readonly target: FeedTarget,
     private readonly redis: Redis[],
   ) {}
 
@@ -23,7 +25,7 @@ export class ChangeFeed {
    * process that neither publishes nor subscribes (the CLI) never connects.
    */
   static async open(redisUrl: string | undefined, logger: Logger): Promise<ChangeFeed> {
-    if (!redisUrl) return new ChangeFeed(createPubSub<Topics>(), []);
+    if (!redisUrl) return new ChangeFeed(new EventTarget(), []);
     const { Redis } = await import("ioredis");
     const [publishClient, subscribeClient] = [new Redis(redisUrl, { lazyConnect: true }), new Redis(redisUrl, { lazyConnect: true })];
     for (const client of [publishClient, subscribeClient]) {
@@ -33,16 +35,28 @@ export class ChangeFeed {
       publishClient: caughtCommands(publishClient, logger),
       subscribeClient: caughtCommands(subscribeClient, logger),
     });
-    return new ChangeFeed(createPubSub<Topics>({ eventTarget }), [publishClient, subscribeClient]);
+    return new ChangeFeed(eventTarget, [publishClient, subscribeClient]);
   }
 
   publish(event: ChangeEvent): void {
-    this.pubSub.publish(TOPIC, event.userId, event);
+    this.target.dispatchEvent(new CustomEvent(topicOf(event.userId), { detail: event }));
   }
 
-  /** The user's events from now on, until the iterator is returned. */
-  subscribe(userId: string): AsyncIterable<ChangeEvent> {
-    return this.pubSub.subscribe(TOPIC, userId);
+  /**
+   * The user's events from now on that `accepts` (all of them when absent), until the iterator is returned.
+   * Tested as each is dispatched, before it is queued: an event the subscriber does not want never wakes it.
+   */
+  subscribe(userId: string, accepts: (event: ChangeEvent) => boolean = () => true): AsyncIterable<ChangeEvent> {
+    const { target } = this;
+    const topic = topicOf(userId);
+    return new Repeater<ChangeEvent>((push, stop) => {
+      const listener = (dispatched: Event) => {
+        const event = (dispatched as CustomEvent<ChangeEvent>).detail;
+        if (accepts(event)) void push(event);
+      };
+      target.addEventListener(topic, listener);
+      void stop.then(() => target.removeEventListener(topic, listener));
+    });
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,3 @@
-import { filter, pipe } from "graphql-yoga";
 import { isUuid } from "../domain/ids.ts";
 import { invalid } from "../errors.ts";
 import {
@@ -64,10 +63,7 @@ function eventsOf(
   const stray = [...wanted].find((type) => !family.includes(type));
   if (stray) throw invalid("types", `${stray} is not one of ${family.join(", ")}`);
   if (threadId != null && !isUuid(threadId)) throw invalid("threadId", "must be a thread id");
-  return pipe(
-    services.events.subscribe(principal.userId),
-    filter((event: ChangeEvent) => wanted.has(event.type) && (threadId == null || event.threadId === threadId)),
-  );
+  return services.events.subscribe(principal.userId, (event) => wanted.has(event.type) && (threadId == null || event.threadId === threadId));
 }
 
 builder.subscriptionFields((t) => {

@@ -27,10 +27,12 @@ export class EventStreams {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        // Yoga enqueues an event as several chunks at once: corked until the next tick, they leave as one write
+        // the relay publishes a round's events at once, and they reach this stream within one turn of the event
+        // loop but not within one tick: corked until the next turn, they leave as one write, not one write (a
+        // syscall, and a wake-up of the client) per event
         if (!res.writableCorked) {
           res.cork();
-          process.nextTick(() => res.uncork());
+          setImmediate(() => res.uncork());
         }
         if (!res.write(value)) {
           await new Promise<void>((resolve) => {

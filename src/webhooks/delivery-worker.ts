@@ -1,12 +1,12 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
-import { Webhook } from "standardwebhooks";
 import type { WebhookSettings } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import { WakeableLoop } from "../events/wakeable-loop.ts";
 import { ENDPOINT_COLUMNS, type DeliverySender, type DueDelivery } from "./due-delivery.ts";
 import { send, type Attempt } from "./send.ts";
+import { signature } from "./signature.ts";
 
 // deliveries sent at once by one instance
 const CLAIM_LIMIT = 64;
@@ -92,12 +92,12 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   private attempt(delivery: DueDelivery): Promise<Attempt> {
     // the delivery's id is the message id: the same at every attempt, so that a receiver can drop repeats; after
     // a rotation, a signature by each secret (space-separated, as Standard Webhooks allows) until the old one lapses
-    const now = new Date();
+    const seconds = Math.floor(Date.now() / 1000);
     const secrets = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
     const headers = {
       "webhook-id": delivery.id,
-      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
-      "webhook-signature": secrets.map((secret) => new Webhook(secret).sign(delivery.id, now, delivery.payload)).join(" "),
+      "webhook-timestamp": String(seconds),
+      "webhook-signature": secrets.map((secret) => signature(secret, delivery.id, seconds, delivery.payload)).join(" "),
     };
     return send(delivery.url, delivery.payload, headers, { ...this.settings, agents: this.agents });
   }

@@ -6,6 +6,35 @@ import { redisAvailable, redisUrl } from "../support/redis.ts";
 
 const withRedis = await redisAvailable("THE CHANGE-FEED-THROUGH-REDIS TESTS");
 
+const eventOf = (userId: string, type: ChangeEvent["type"], objectId: string): ChangeEvent => ({
+  id: `e-${objectId}`,
+  type,
+  userId,
+  objectId,
+  threadId: null,
+  timestamp: "2026-11-24T12:00:00.000Z",
+  data: null,
+});
+
+describe("the change feed in process", () => {
+  it("gives a subscriber its own user's events that it accepts, in order, and nothing else", async () => {
+    const feed = await ChangeFeed.open(undefined, createLogger("silent"));
+    const events = feed.subscribe("user-1", (event) => event.type === "memory.deleted")[Symbol.asyncIterator]();
+    const next = events.next();
+    feed.publish(eventOf("user-1", "memory.created", "m1"));
+    feed.publish(eventOf("user-2", "memory.deleted", "m2"));
+    feed.publish(eventOf("user-1", "memory.deleted", "m3"));
+    feed.publish(eventOf("user-1", "memory.deleted", "m4"));
+    expect((await next).value).toEqual(eventOf("user-1", "memory.deleted", "m3"));
+    expect((await events.next()).value).toEqual(eventOf("user-1", "memory.deleted", "m4"));
+    await events.return?.();
+    // returned: its listener is gone, so nothing more is queued for it
+    feed.publish(eventOf("user-1", "memory.deleted", "m5"));
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+    await feed.close();
+  });
+});
+
 describe.skipIf(!withRedis)("the change feed through Redis", () => {
   const rejections: unknown[] = [];
   const onRejection = (reason: unknown) => rejections.push(reason);
