@@ -1,10 +1,11 @@
 // npm run bench:startup [-- --rounds 5]
-// Cold start: from spawning a server to the first 200 from /healthz, interleaved round by round so that every
+// Cold start: from spawning a server to the first 200 from /healthz (alive), and on to the first 200 from /readyz
+// (database open, model loaded: the service is up, which /healthz no longer waits for), interleaved round by round so that every
 // variant sees the same machine: a bare node:http server through `npm exec` (the floor: npm's own start is in
 // both), `npm start` (the built JavaScript in dist/server) on an empty data directory and on one it has run on
 // before, with the sentence encoder (the default) and with the hashed embedder, and `npm run dev` (TypeScript
 // through tsx). Targets: `npm start` at most 3× the bare server; with the model at most 1.5× without it.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -45,8 +46,21 @@ const variants: Variant[] = [
   { name: "npm run dev (tsx), empty data dir, EMBEDDER=use", command: [NPM, "run", "dev", "--silent"], embedder: "use" },
 ];
 
-/** Milliseconds from spawn to the first healthy /healthz, then a clean stop. */
-async function coldStart({ name, command, embedder, reused }: Variant): Promise<number> {
+/** Answers whether `path` gave a 200. */
+const ok = (port: number, path: string) => fetch(`http://127.0.0.1:${port}${path}`).then((res) => res.ok, () => false);
+
+/** Milliseconds from spawn to the first 200 from `path`, polled every 5 ms. */
+async function firstOk(child: ChildProcess, port: number, path: string, started: number, name: string, stderr: () => string): Promise<number> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${stderr()}`);
+    if (await ok(port, path)) return performance.now() - started;
+    if (performance.now() - started > 60_000) throw new Error(`${name}: no 200 from ${path} after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Milliseconds from spawn to the first 200 from /healthz and from /readyz, then a clean stop. */
+async function coldStart({ name, command, embedder, reused }: Variant): Promise<{ healthy: number; ready: number }> {
   const port = await freePort();
   const dir = reused ?? newDataDir();
   const started = performance.now();
@@ -61,13 +75,9 @@ async function coldStart({ name, command, embedder, reused }: Variant): Promise<
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk));
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${stderr}`);
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((res) => res.ok, () => false)) break;
-      if (performance.now() - started > 60_000) throw new Error(`${name} was not healthy after 60 s`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return performance.now() - started;
+    const healthy = await firstOk(child, port, "/healthz", started, name, () => stderr);
+    const ready = await firstOk(child, port, "/readyz", started, name, () => stderr);
+    return { healthy, ready };
   } finally {
     if (child.exitCode === null) {
       const exited = once(child, "exit");
@@ -82,13 +92,28 @@ console.log(`bench:startup  ${rounds} rounds, time to the first 200 from /health
 console.log(machineLine());
 await coldStart(variants[3]!); // the data directory "used before": made once, not timed
 const times = variants.map(() => [] as number[]);
+const readyTimes = variants.map(() => [] as number[]);
 for (let round = 0; round < rounds; round++) {
-  for (const [i, variant] of variants.entries()) times[i]!.push(await coldStart(variant));
+  for (const [i, variant] of variants.entries()) {
+    const { healthy, ready } = await coldStart(variant);
+    times[i]!.push(healthy);
+    readyTimes[i]!.push(ready);
+  }
 }
 const p50 = times.map((t) => summarize(t, 0).p50);
+const readyP50 = readyTimes.map((t) => summarize(t, 0).p50);
 printTable(
-  ["variant", "starts", "p50 ms", "min ms", "max ms", "× bare"],
-  variants.map((variant, i) => [variant.name, String(rounds), p50[i]!, Math.min(...times[i]!), Math.max(...times[i]!), p50[i]! / p50[0]!]),
+  ["variant", "starts", "p50 ms", "min ms", "max ms", "× bare", "/readyz p50 ms", "× bare"],
+  variants.map((variant, i) => [
+    variant.name,
+    String(rounds),
+    p50[i]!,
+    Math.min(...times[i]!),
+    Math.max(...times[i]!),
+    p50[i]! / p50[0]!,
+    readyP50[i]!,
+    readyP50[i]! / readyP50[0]!,
+  ]),
 );
 console.log(machineLine());
 removeDataDir(reusedDir);

@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdmit } from "./auth/admit.ts";
 import { RateLimit } from "./auth/rate-limit.ts";
@@ -32,6 +33,8 @@ export interface AppOverrides extends ServiceOverrides {
   wrapPrismaAdapter?: PrismaAdapterWrapper;
   /** What time it is for the legacy routes' sunset. */
   now?: () => Date;
+  /** The server `npm start` listens on while the app starts (`listenWhileStarting`): the app takes it over. */
+  server?: Server;
 }
 
 export interface App {
@@ -40,7 +43,7 @@ export interface App {
   db: Database;
   services: Services;
   http: HttpServer;
-  /** Starts listening on HOST:PORT; resolves with the bound address. */
+  /** Starts listening on HOST:PORT (unless its server listens already); resolves with the bound address. */
   listen(): Promise<AddressInfo>;
   /** Graceful stop: in-flight requests finish, then the database is closed. */
   close(): Promise<void>;
@@ -74,7 +77,14 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   metrics.watchIndexBacklog(() => services.indexer.waitingCount());
   metrics.watchIndexSize(() => services.index.count(services.embedder.id));
   const rateLimit = await RateLimit.create(config, logger, () => metrics.rateLimited());
-  const http = createHttpServer({ config, logger, services, metrics, ...endpoints(config, logger, services, rateLimit, metrics, overrides.now) });
+  const http = createHttpServer({
+    config,
+    logger,
+    services,
+    metrics,
+    server: overrides.server,
+    ...endpoints(config, logger, services, rateLimit, metrics, overrides.now),
+  });
   // the embedded database admits one process: the operator's CLI reaches it through this server
   let control: ControlServer | undefined;
   if (db.kind === "pglite" && !config.dataDir.startsWith("memory://")) {
@@ -104,6 +114,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
     http,
     listen: () =>
       new Promise((resolve, reject) => {
+        if (http.server.listening) return resolve(http.server.address() as AddressInfo);
         http.server.once("error", reject);
         http.server.listen(config.port, config.host, () => {
           http.server.off("error", reject);

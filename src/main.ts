@@ -1,13 +1,15 @@
-import { createApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirBusyError } from "./db/data-dir-lock.ts";
 import { MigrationError } from "./db/migrate.ts";
-import { createLogger } from "./logger.ts";
+import { listenWhileStarting } from "./http/starting-server.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // alive (/healthz) while the rest of the service loads and opens its database; ready (/readyz) once it has
+  const server = await listenWhileStarting(config);
+  const [{ createApp }, { createLogger }] = await Promise.all([import("./app.ts"), import("./logger.ts")]);
   const logger = createLogger(config.logLevel);
-  const app = await createApp(config, logger);
+  const app = await createApp(config, logger, { server });
   const address = await app.listen();
   logger.info(
     { url: `http://${address.address}:${address.port}`, database: app.db.kind },

@@ -35,6 +35,8 @@ export interface HttpDeps {
   apiDocs: ApiDocs;
   /** The GraphQL endpoint's subscriptions, ended when the server drains. */
   eventStreams: EventStreams;
+  /** A server already listening (`listenWhileStarting`'s) whose requests this one takes over; else a new one. */
+  server?: Server | undefined;
 }
 
 export interface HttpServer {
@@ -47,7 +49,7 @@ export interface HttpServer {
 const SERVICE_PATHS = new Set(["/healthz", "/readyz", "/metrics", "/docs/migration"]);
 
 /** One process serves GraphQL at /graphql, the REST routes, /mcp, /healthz and the documentation pages. */
-export function createHttpServer({ config, logger, services, metrics, graphql, rest, mcp, apiDocs, eventStreams }: HttpDeps): HttpServer {
+export function createHttpServer({ config, logger, services, metrics, graphql, rest, mcp, apiDocs, eventStreams, server: listening }: HttpDeps): HttpServer {
   const cors = createCors(config.corsOrigins);
   const securityHeaders = createSecurityHeaders(config.hstsMaxAgeSeconds);
   let inFlight = 0;
@@ -89,14 +91,18 @@ export function createHttpServer({ config, logger, services, metrics, graphql, r
     }
   }
 
-  const server = createServer(serverOptions(config.http), (req, res) => {
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
     inFlight++;
     res.once("close", () => {
       inFlight--;
       if (inFlight === 0) idle?.();
     });
     compress(req, res, () => void handle(req, res));
-  });
+  }
+
+  const server = listening ?? createServer(serverOptions(config.http));
+  server.removeAllListeners("request");
+  server.on("request", onRequest);
   server.maxConnections = config.http.maxConnections;
 
   return {

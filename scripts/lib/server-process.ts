@@ -4,6 +4,7 @@ import { once } from "node:events";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { STARTING_STATUS } from "../../src/http/starting-server.ts";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -56,7 +57,21 @@ const ENTRY_ARGS: Record<ServerEntry, string[]> = {
   built: ["dist/server/main.mjs"],
 };
 
-/** The server in a child process on a free port; resolves once /healthz answers. */
+/**
+ * Whether the service behind `url` is up: /readyz answered by the service itself, ready or naming what is not (a
+ * model still loading), rather than by the server that listens while the service starts (`starting-server.ts`).
+ */
+async function serviceUp(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/readyz`);
+    const { status } = (await res.json()) as { status?: string };
+    return status !== STARTING_STATUS;
+  } catch {
+    return false;
+  }
+}
+
+/** The server in a child process on a free port; resolves once the service is up (`serviceUp`). */
 export async function startServerProcess(env: Record<string, string>, entry: ServerEntry = "source"): Promise<ServerProcess> {
   const port = await freePort();
   // what `npm run dev` / `npm start` run, without npm in between, so that a signal reaches the server itself
@@ -74,8 +89,7 @@ export async function startServerProcess(env: Record<string, string>, entry: Ser
   for (let attempt = 0; ; attempt++) {
     if (gone) throw new Error(`server exited before it was ready:\n${log.join("\n")}`);
     if (attempt > 600) throw new Error(`server not ready after 60 s:\n${log.join("\n")}`);
-    const ready = await fetch(`${url}/healthz`).then((res) => res.ok, () => false);
-    if (ready) return { url, child, exited, log };
+    if (await serviceUp(url)) return { url, child, exited, log };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

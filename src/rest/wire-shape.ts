@@ -27,6 +27,15 @@ export function snakeCasedPick<View, Field extends keyof View & string>(
   fields: readonly Field[],
 ): SnakeCased<Pick<View, Field>> {
   const picked: Record<string, unknown> = {};
-  for (const field of fields) picked[snakeCase(field)] = view[field];
+  for (const field of fields) picked[restName(field)] = view[field];
   return picked as SnakeCased<Pick<View, Field>>;
+}
+
+// the names come from the code's own field lists, a few dozen: each is spelled once, not once per row of a page
+const restNames = new Map<string, string>();
+
+function restName(field: string): string {
+  let name = restNames.get(field);
+  if (name === undefined) restNames.set(field, (name = snakeCase(field)));
+  return name;
 }

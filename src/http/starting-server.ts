@@ -1,0 +1,46 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Config } from "../config.ts";
+import { AppError } from "../errors.ts";
+import { restErrorReply } from "../rest/errors.ts";
+import { jsonReply, send } from "../transport/reply.ts";
+import { requestIdOf } from "./request-id.ts";
+import { createSecurityHeaders } from "./security-headers.ts";
+import { serverOptions } from "./server-options.ts";
+
+/** `/readyz`'s status while the service starts (503). */
+export const STARTING_STATUS = "starting";
+
+const RETRY_AFTER_SECONDS = "1";
+
+/**
+ * The service's HTTP server, listening on HOST:PORT before the rest of the service has loaded its code and opened
+ * its database: a supervisor sees the process alive at once (`/healthz` 200), `/readyz` answers 503
+ * `{"status":"starting"}` and every other request 503 with Retry-After until `createHttpServer` takes the server's
+ * requests over. This module imports nothing heavy, so that `npm start` listens as soon as Node.js can.
+ */
+export async function listenWhileStarting(config: Config): Promise<Server> {
+  const securityHeaders = createSecurityHeaders(config.hstsMaxAgeSeconds);
+  const server = createServer(serverOptions(config.http), (req, res) => answerWhileStarting(req, res, securityHeaders));
+  server.maxConnections = config.http.maxConnections;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+function answerWhileStarting(req: IncomingMessage, res: ServerResponse, securityHeaders: (res: ServerResponse) => void): void {
+  res.setHeader("x-request-id", requestIdOf(req));
+  securityHeaders(res);
+  const path = (req.url ?? "/").split("?", 1)[0];
+  const readMethod = req.method === "GET" || req.method === "HEAD";
+  // the body is drained so that a keep-alive connection can carry the next request
+  req.resume();
+  if (readMethod && path === "/healthz") return send(res, jsonReply(200, { status: "ok" }));
+  if (readMethod && path === "/readyz") return send(res, jsonReply(503, { status: STARTING_STATUS }));
+  const starting = new AppError("SERVICE_UNAVAILABLE", "The service is starting: try again shortly", { headers: { "retry-after": RETRY_AFTER_SECONDS } });
+  send(res, restErrorReply(starting));
+}

@@ -1,0 +1,52 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.ts";
+import { listenWhileStarting } from "../../src/http/starting-server.ts";
+import { HttpClient } from "../support/http.ts";
+import { databaseUnavailable, startTestServer, type TestServer } from "../support/server.ts";
+
+describe.skipIf(databaseUnavailable())("the server npm start listens on while the service starts", () => {
+  let server: Server | undefined;
+  let app: TestServer | undefined;
+  afterEach(async () => {
+    if (app) await app.close();
+    else if (server) await new Promise((resolve) => server!.close(resolve));
+    app = server = undefined;
+  });
+
+  async function listening(): Promise<HttpClient> {
+    server = await listenWhileStarting(loadConfig({ PORT: "0", HOST: "127.0.0.1", HSTS_MAX_AGE_SECONDS: "600" }));
+    return new HttpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  }
+
+  it("is alive at once, not ready, and asks every other request to come back", async () => {
+    const client = await listening();
+    const health = await client.get("/healthz");
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: "ok" });
+    expect(health.headers.get("strict-transport-security")).toBe("max-age=600");
+    expect(health.headers.get("x-request-id")).toBeTruthy();
+    const ready = await client.get("/readyz");
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: "starting" });
+    for (const [method, path] of [["GET", "/api/v1/memories"], ["POST", "/graphql"], ["POST", "/healthz"]] as const) {
+      const res = await client.request(method, path, method === "POST" ? { json: {} } : {});
+      expect(res.status, `${method} ${path}`).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(res.body).toMatchObject({ error: { code: "SERVICE_UNAVAILABLE" } });
+    }
+  });
+
+  it("hands its port to the service once that is up", async () => {
+    const client = await listening();
+    const { port } = server!.address() as AddressInfo;
+    app = await startTestServer({}, { server: server! });
+    expect(app.url).toBe(`http://127.0.0.1:${port}`);
+    const ready = await client.get("/readyz");
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: "ready" });
+    // the service's own answers now: an API route asks for a key
+    expect((await client.get("/api/v1/memories")).status).toBe(401);
+  });
+});
