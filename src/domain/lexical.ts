@@ -235,6 +235,7 @@ export interface WordMatches {
  * Plain BM25 for search, in one statement with the query's weight: no feedback terms (they would spread a
  * question's chance word to the memories that hold it) and no thread context. Archived memories are left out
  * of the best `limit` rather than before (sparing a lookup of every matching memory), so a few may be missing.
+ * On the embedded database the user's copy of their terms answers alike (UserTerms.searchWords).
  */
 export async function searchWords(db: Database, userId: string, query: string, limit: number): Promise<WordMatches> {
   const terms = [...new Set(tokenize(query))];
