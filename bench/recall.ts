@@ -6,7 +6,9 @@
 //   thread   a query with thread_id: BM25 and vector search within the thread, fused
 //   hybrid   a query without thread: BM25 and vector search over every memory, fused
 //   search   the hybrid queries through GET /api/v1/memory/search, for comparison
-// Prints p50/p95/p99 and requests/s per path and concurrency, and which query_type the server reported.
+// Prints p50/p95/p99, requests/s and the server's CPU time per request per path and concurrency (the machine is
+// shared: the CPU a request costs moves less with other work than its latency does), and which query_type the
+// server reported.
 // --data-dir: a PGlite directory to keep and use again: the first run loads it, later runs (of this or of another
 // checkout, for a before/after comparison) time the same memories without loading them again.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,6 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { intList, positiveInt } from "./lib/args.ts";
 import { BenchClient, progress } from "./lib/client.ts";
+import { cpuSeconds } from "./lib/cpu.ts";
 import { generateMemories, generateProfileQueries, generateQueries, Rng } from "./lib/corpus.ts";
 import { vectorsLanded } from "./lib/backlog.ts";
 import { machineLine } from "./lib/machine.ts";
@@ -110,17 +113,19 @@ try {
   for (const { name, call } of paths) {
     await warmUp(settleMs, 50, call);
     for (const concurrency of levels) {
+      const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
       const run = await measure(queryCount, concurrency, call);
+      const cpuMs = (((cpuSeconds(server.pid) ?? Number.NaN) - cpuBefore) * 1000) / queryCount;
       const seen = new Map<string, number>();
       for (const reply of run.results) seen.set(reply.query_type ?? "-", (seen.get(reply.query_type ?? "-") ?? 0) + 1);
       const types = [...seen].map(([type, n]) => (n === run.results.length ? type : `${type} ${n}`)).join(", ");
       const empty = run.results.filter((reply) => reply.results.length === 0).length;
       const summary = summarize(run.ms, run.wallMs);
       if (name === "hybrid") hybridRuns.set(concurrency, summary);
-      rows.push([name, String(concurrency), ...latencyCells(summary), types, String(empty)]);
+      rows.push([name, String(concurrency), ...latencyCells(summary), fixed(cpuMs), types, String(empty)]);
     }
   }
-  printTable(["path", "concurrency", ...LATENCY_HEADER, "query_type returned", "empty"], rows);
+  printTable(["path", "concurrency", ...LATENCY_HEADER, "server CPU ms/call", "query_type returned", "empty"], rows);
   const [one, four] = [hybridRuns.get(1), hybridRuns.get(4)];
   if (one && four) {
     console.log();

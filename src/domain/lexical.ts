@@ -94,7 +94,8 @@ const CONTEXT_FROM = 200;
 /** How many memories a BM25 pass keeps. */
 export const SCORED = 1_000;
 
-export type Scores = Map<string, number>;
+/** Scores by a source's key for a memory (TermSource). */
+export type Scores<K> = Map<K, number>;
 
 /** A term of a BM25 pass and its weight, idf included. */
 export interface WeightedTerm {
@@ -105,9 +106,11 @@ export interface WeightedTerm {
 /**
  * One user's terms as recall's BM25 reads them: SQL over memory_terms (sql-terms.ts), or a copy kept in this
  * process for the embedded database (term-index.ts). Both answer alike, so that recall ranks the same either way.
- * Live memories are those neither archived nor expired.
+ * Each names memories by a key of its own (`K`): SQL by id, the copy by its slot for the memory, so that the
+ * thousands of scores a recall adds and merges are kept by small integers rather than by uuids (five times
+ * cheaper in a Map). Live memories are those neither archived nor expired.
  */
-export interface TermSource {
+export interface TermSource<K = unknown> {
   /**
    * N and df over all of the user's memories, archived ones too; in SQL also expired ones until the sweeper
    * deletes them (the copy lets them go at their expiry), which moves idf by as little as a few memories do.
@@ -117,15 +120,22 @@ export interface TermSource {
    * Σ weight·tf·(k1 + 1)/(tf + k1) of the best SCORED memories: within a thread, its live ones; else all, archived
    * (and, in SQL, expired) ones too (left to the caller, which reads the memories it keeps and drops them then).
    */
-  bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores>;
+  bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores<K>>;
   /** Σ tf of each term of these memories (the live ones), leaving out `known`. */
-  termCounts(ids: readonly string[], known: readonly string[]): Promise<{ term: string; tf: number }[]>;
+  termCounts(keys: readonly K[], known: readonly string[]): Promise<{ term: string; tf: number }[]>;
   /** For each of these memories that is live and in a thread, the next live memory (by id) of its thread. */
-  nextInThread(ids: readonly string[]): Promise<{ from: string; to: string }[]>;
+  nextInThread(keys: readonly K[]): Promise<{ from: K; to: K }[]>;
+  /** The id of a key's memory: ties are broken by id, as the statements' ORDER BY does. */
+  idOf(key: K): string;
+  /**
+   * Keeps each key one memory's until the returned function is called: a search holds its keys across awaits,
+   * while writes may take memories out and put others in.
+   */
+  hold(): () => void;
 }
 
 /** One pass of BM25 for terms weighted 1 (the query's) or FEEDBACK_WEIGHT; a term no memory holds scores nothing. */
-async function bm25(source: TermSource, weights: Scores, threadId?: string): Promise<Scores> {
+async function bm25<K>(source: TermSource<K>, weights: ReadonlyMap<string, number>, threadId?: string): Promise<Scores<K>> {
   const stats = await source.stats([...weights.keys()]);
   const terms = [...weights]
     .filter(([term]) => (stats.df.get(term) ?? 0) > 0)
@@ -134,8 +144,8 @@ async function bm25(source: TermSource, weights: Scores, threadId?: string): Pro
 }
 
 /** The most telling terms (Σ tf·idf) of some memories, leaving out `known`. */
-async function feedbackTerms(source: TermSource, ids: string[], known: string[]): Promise<string[]> {
-  const counts = await source.termCounts(ids, known);
+async function feedbackTerms<K>(source: TermSource<K>, keys: K[], known: string[]): Promise<string[]> {
+  const counts = await source.termCounts(keys, known);
   const corpus = await source.stats(counts.map((row) => row.term));
   return counts
     .map((row) => ({ term: row.term, weight: row.tf * idf(corpus, row.term) }))
@@ -144,39 +154,42 @@ async function feedbackTerms(source: TermSource, ids: string[], known: string[])
     .map((row) => row.term);
 }
 
-/** Gives the next live memory of the same thread a share of each of these memories' scores. */
-async function withThreadContext(source: TermSource, scores: Scores): Promise<Scores> {
-  const from = top(scores, CONTEXT_FROM);
-  if (from.length === 0) return scores;
-  const result = new Map(scores);
-  for (const { from: id, to } of await source.nextInThread(from)) result.set(to, (result.get(to) ?? 0) + CONTEXT_WEIGHT * scores.get(id)!);
-  return result;
+/** Gives the next live memory of the same thread a share of each of these memories' scores, in place. */
+async function addThreadContext<K>(source: TermSource<K>, scores: Scores<K>): Promise<void> {
+  const from = top(source, scores, CONTEXT_FROM);
+  if (from.length === 0) return;
+  // the shares of the scores before any is added: a memory may be both one that gives and one that gets
+  const shares = (await source.nextInThread(from)).map(({ from: key, to }) => ({ to, share: CONTEXT_WEIGHT * scores.get(key)! }));
+  for (const { to, share } of shares) scores.set(to, (scores.get(to) ?? 0) + share);
 }
 
-const top = (scores: Scores, n: number) => best(scores, n).slice(0, n).map(([id]) => id);
+const top = <K>(source: TermSource<K>, scores: Scores<K>, n: number): K[] => best(source, scores, n).keys.slice(0, n);
 
 /**
- * The scores of the n best, and of all tied with the n-th, best first (equal scores by id): what a sort of them
- * all begins with, without sorting thousands to keep a hundred.
+ * The keys and scores of the n best, and of all tied with the n-th, best first (equal scores by id): what a sort
+ * of them all begins with, without sorting thousands to keep a hundred.
  */
-function best(scores: Scores, n: number): [string, number][] {
-  let entries = [...scores];
-  if (entries.length > n) {
-    const threshold = nthLargest(Float64Array.from(scores.values()), n);
-    entries = entries.filter((entry) => entry[1] >= threshold);
-  }
-  return entries.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+function best<K>(source: TermSource<K>, scores: Scores<K>, n: number): { keys: K[]; scores: number[] } {
+  const keys: K[] = [];
+  const values = new Float64Array(scores.size);
+  scores.forEach((value, key) => (values[keys.push(key) - 1] = value));
+  const threshold = values.length > n ? nthLargest(values.slice(), n) : -Infinity;
+  const kept: number[] = [];
+  for (let i = 0; i < values.length; i++) if (values[i]! >= threshold) kept.push(i);
+  kept.sort((a, b) => values[b]! - values[a]! || (source.idOf(keys[a]!) < source.idOf(keys[b]!) ? -1 : 1));
+  return { keys: kept.map((i) => keys[i]!), scores: kept.map((i) => values[i]!) };
 }
 
 /** Ranks by score; equal scores share the average of their positions, so no arbitrary order decides. */
-export function averageRanks(scores: Scores, limit: number): LexicalHit[] {
-  const sorted = best(scores, limit);
+export function averageRanks<K>(source: TermSource<K>, scores: Scores<K>, limit: number): LexicalHit[] {
+  const sorted = best(source, scores, limit);
   const hits: LexicalHit[] = [];
-  for (let i = 0; i < sorted.length && i < limit; ) {
+  const length = sorted.keys.length;
+  for (let i = 0; i < length && i < limit; ) {
     let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1]![1] === sorted[i]![1]) j++;
+    while (j + 1 < length && sorted.scores[j + 1] === sorted.scores[i]) j++;
     const rank = (i + 1 + (j + 1)) / 2;
-    for (let k = i; k <= j && k < limit; k++) hits.push({ id: sorted[k]![0], score: sorted[k]![1], rank });
+    for (let k = i; k <= j && k < limit; k++) hits.push({ id: source.idOf(sorted.keys[k]!), score: sorted.scores[k]!, rank });
     i = j + 1;
   }
   return hits;
@@ -186,15 +199,20 @@ export function averageRanks(scores: Scores, limit: number): LexicalHit[] {
  * Lexical search for recall: BM25, widened by pseudo-relevance feedback, with thread context; the best
  * `limit` of the user's live memories (of one thread, when given).
  */
-export async function searchLexical(source: TermSource, query: string, limit: number, threadId?: string): Promise<LexicalHit[]> {
+export async function searchLexical<K>(source: TermSource<K>, query: string, limit: number, threadId?: string): Promise<LexicalHit[]> {
   const terms = [...new Set(tokenize(query))];
-  const first = await bm25(source, new Map(terms.map((term) => [term, 1])), threadId);
-  if (first.size === 0) return [];
-  const feedback = await feedbackTerms(source, top(first, FEEDBACK_DOCS), terms);
-  const expanded = await bm25(source, new Map(feedback.map((term) => [term, FEEDBACK_WEIGHT])), threadId);
-  const scores = new Map(first);
-  for (const [id, score] of expanded) scores.set(id, (scores.get(id) ?? 0) + score);
-  return averageRanks(await withThreadContext(source, scores), limit);
+  const release = source.hold();
+  try {
+    const scores = await bm25(source, new Map(terms.map((term) => [term, 1])), threadId);
+    if (scores.size === 0) return [];
+    const feedback = await feedbackTerms(source, top(source, scores, FEEDBACK_DOCS), terms);
+    const expanded = await bm25(source, new Map(feedback.map((term) => [term, FEEDBACK_WEIGHT])), threadId);
+    for (const [key, score] of expanded) scores.set(key, (scores.get(key) ?? 0) + score);
+    await addThreadContext(source, scores);
+    return averageRanks(source, scores, limit);
+  } finally {
+    release();
+  }
 }
 
 const IDF = "ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))";
@@ -217,6 +235,7 @@ export interface WordMatches {
  * Plain BM25 for search, in one statement with the query's weight: no feedback terms (they would spread a
  * question's chance word to the memories that hold it) and no thread context. Archived memories are left out
  * of the best `limit` rather than before (sparing a lookup of every matching memory), so a few may be missing.
+ * On the embedded database the user's copy of their terms answers alike (UserTerms.searchWords).
  */
 export async function searchWords(db: Database, userId: string, query: string, limit: number): Promise<WordMatches> {
   const terms = [...new Set(tokenize(query))];

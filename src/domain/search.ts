@@ -11,11 +11,12 @@ import { unexpiredSql } from "./expiry.ts";
 import { checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
 import { VectorIndexUnavailable, type VectorFilter, type VectorHit, type VectorIndex } from "../vectors/vector-index.ts";
 import { blendScores } from "./fusion.ts";
-import { searchWords } from "./lexical.ts";
+import { searchWords, type WordMatches } from "./lexical.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memory.ts";
 import { checkContentText, checkTags, checkType } from "./memory-input.ts";
 import { MEMORY_COLUMNS } from "./memory-rows.ts";
 import { checkPage } from "./paging.ts";
+import type { TermIndex } from "./term-index.ts";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 // how deep each list is read before blending
@@ -51,6 +52,8 @@ export class SearchService {
     private readonly index: VectorIndex,
     private readonly limits: Limits,
     exactSearchMaxMemories: number,
+    /** the embedded database's copy of users' terms (term-index.ts), which BM25 reads when it has the user's */
+    private readonly terms?: TermIndex,
   ) {
     this.matchingIndex = new ExactIndex(db.sql, exactSearchMaxMemories);
   }
@@ -110,7 +113,7 @@ export class SearchService {
     const vectorFilter = this.vectorFilter(principal, filter);
     const embedding = this.embedQuery(text);
     const [words, nearest] = await Promise.all([
-      searchWords(this.db, principal.userId, text, DEPTH),
+      this.words(principal.userId, text),
       embedding.then((vector) => this.nearest(vector, vectorFilter, DEPTH)),
     ]);
     const semantic = [...nearest, ...(await this.similarities(await embedding, words.hits, nearest))];
@@ -121,6 +124,12 @@ export class SearchService {
       .filter((hit) => memories.has(hit.id))
       .slice(0, page.limit)
       .map((hit) => ({ memory: memories.get(hit.id)!, score: hit.relevance }));
+  }
+
+  /** BM25's best DEPTH: from the user's terms copied into this process, else (and while it is made) in SQL. */
+  private async words(userId: string, text: string): Promise<WordMatches> {
+    const copy = await this.terms?.of(userId);
+    return copy ? copy.searchWords(text, DEPTH) : searchWords(this.db, userId, text, DEPTH);
   }
 
   /**

@@ -4,7 +4,7 @@ import { K1, SCORED, type Scores, type TermSource, type WeightedTerm } from "./l
 import type { CorpusStats, TermStats } from "./term-stats.ts";
 
 /** Recall's BM25 over memory_terms in the database: what PostgreSQL runs, and the embedded database until term-index.ts has a copy. */
-export class SqlTerms implements TermSource {
+export class SqlTerms implements TermSource<string> {
   constructor(
     private readonly db: Database,
     private readonly counts: TermStats,
@@ -15,7 +15,7 @@ export class SqlTerms implements TermSource {
     return this.counts.of(this.userId, terms);
   }
 
-  async bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores> {
+  async bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores<string>> {
     const params: unknown[] = [this.userId, terms.map((t) => t.term), terms.map((t) => t.weight), K1, SCORED];
     const scored = `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight)),
           scored AS (
@@ -46,6 +46,15 @@ export class SqlTerms implements TermSource {
         GROUP BY term`,
       [ids, known],
     );
+  }
+
+  idOf(id: string): string {
+    return id;
+  }
+
+  /** Ids are the memories' own: nothing to hold. */
+  hold(): () => void {
+    return () => undefined;
   }
 
   nextInThread(ids: readonly string[]): Promise<{ from: string; to: string }[]> {

@@ -1,7 +1,8 @@
-import { K1, SCORED, type Scores, type TermSource, type WeightedTerm } from "./lexical.ts";
+import { K1, SCORED, type Scores, type TermSource, type WeightedTerm, type WordMatches } from "./lexical.ts";
 import { nthLargest } from "./nth-largest.ts";
 import { PostingList } from "./posting-list.ts";
-import type { CorpusStats } from "./term-stats.ts";
+import { tokenize } from "../text/tokenize.ts";
+import { idf, type CorpusStats } from "./term-stats.ts";
 
 /** A memory as the copy holds it: its place, and its rows of memory_terms as parallel arrays. */
 export interface MemoryTerms {
@@ -22,17 +23,22 @@ const NO_THREAD = -1;
 /**
  * One user's memory_terms, and of each memory what recall's BM25 filters on, held in this process: an inverted
  * index (term → memories) for scoring, each memory's own terms (for feedback, and to take it out again), and each
- * thread's live memories in id order (for thread context). Answers as SqlTerms does, without a statement.
+ * thread's live memories in id order (for thread context). Answers as SqlTerms does, without a statement; its
+ * keys are slots, a memory's place in the arrays below.
  */
-export class UserTerms implements TermSource {
+export class UserTerms implements TermSource<number> {
   private readonly slotOf = new Map<string, number>();
-  private readonly ids: (string | undefined)[] = [];
+  /** slot → id; a slot taken out keeps its id until another memory takes it, so that a search's keys still name theirs */
+  private readonly ids: string[] = [];
   /** slot → thread number, or NO_THREAD: BM25 within a thread compares numbers, not uuids, for every posting */
   private readonly threads: number[] = [];
   private readonly archived: boolean[] = [];
   /** slot → term number·TF_SPAN + tf */
   private readonly own: number[][] = [];
   private readonly freeSlots: number[] = [];
+  /** searches holding keys (hold), and the slots freed meanwhile: reused once none does */
+  private holds = 0;
+  private heldSlots: number[] = [];
   private readonly termNumbers = new Map<string, number>();
   private readonly termNames: string[] = [];
   private readonly postings: PostingList[] = [];
@@ -71,7 +77,7 @@ export class UserTerms implements TermSource {
     });
     this.own[slot] = own;
     this.postingCount += own.length;
-    if (thread !== NO_THREAD && !memory.isArchived) (this.threadOrder[thread] ??= new ThreadOrder()).insert(memory.id);
+    if (thread !== NO_THREAD && !memory.isArchived) (this.threadOrder[thread] ??= new ThreadOrder(this.ids)).insert(slot);
     if (memory.expiresAt != null) {
       const at = new Date(memory.expiresAt).getTime();
       this.expiresAt.set(memory.id, at);
@@ -93,51 +99,75 @@ export class UserTerms implements TermSource {
     for (const entry of this.own[slot]!) this.postings[Math.floor(entry / TF_SPAN)]!.remove(slot);
     this.postingCount -= this.own[slot]!.length;
     const thread = this.threads[slot]!;
-    if (thread !== NO_THREAD && !this.archived[slot]) this.threadOrder[thread]!.delete(id);
+    if (thread !== NO_THREAD && !this.archived[slot]) this.threadOrder[thread]!.delete(slot);
     this.slotOf.delete(id);
     this.expiresAt.delete(id);
-    this.ids[slot] = undefined;
     this.own[slot] = [];
     this.threads[slot] = NO_THREAD;
-    this.freeSlots.push(slot);
+    (this.holds > 0 ? this.heldSlots : this.freeSlots).push(slot);
+  }
+
+  hold(): () => void {
+    this.holds++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--this.holds === 0 && this.heldSlots.length > 0) {
+        this.freeSlots.push(...this.heldSlots);
+        this.heldSlots = [];
+      }
+    };
+  }
+
+  idOf(slot: number): string {
+    return this.ids[slot]!;
   }
 
   async stats(terms: readonly string[]): Promise<CorpusStats> {
-    const df = new Map<string, number>();
-    for (const term of terms) df.set(term, this.postingsOf(term)?.length ?? 0);
-    return { n: this.slotOf.size, df };
+    return this.statsOf(terms);
   }
 
-  async bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores> {
-    if (this.scores.length < this.ids.length) {
-      this.scores = new Float64Array(this.ids.length * 2);
-      this.touched = new Int32Array(this.ids.length * 2);
-    }
-    const { scores, touched, threads, archived } = this;
+  async bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores<number>> {
     const thread = threadId === undefined ? undefined : this.threadNumbers.get(threadId.toLowerCase());
     if (threadId !== undefined && thread === undefined) return new Map();
-    const passes = thread === undefined ? undefined : (slot: number) => threads[slot] === thread && !archived[slot];
-    let count = 0;
-    // term by term, so that each memory's sum adds its terms in the query's order, as the statement does
-    for (const { term, weight } of terms) {
-      const postings = this.postingsOf(term);
-      if (!postings) continue;
-      count = accumulate(postings, weight, scores, touched, count, passes);
-    }
-    const scored = touched.subarray(0, count);
+    const count = this.score(terms, thread);
+    const scored = this.touched.subarray(0, count);
     const kept = count > SCORED ? this.best(scored, SCORED) : scored;
-    const result: Scores = new Map();
-    for (const slot of kept) result.set(this.ids[slot]!, scores[slot]!);
-    for (let i = 0; i < count; i++) scores[touched[i]!] = 0;
+    const result: Scores<number> = new Map();
+    for (const slot of kept) result.set(slot, this.scores[slot]!);
+    this.clear(count);
     return result;
   }
 
-  async termCounts(ids: readonly string[], known: readonly string[]): Promise<{ term: string; tf: number }[]> {
+  /**
+   * Search's plain BM25 (searchWords in lexical.ts) over the copy, ranked as its statement ranks: the best
+   * `limit` of all the user's memories by score, equal scores by id, archived ones dropped after the cut.
+   */
+  searchWords(query: string, limit: number): WordMatches {
+    const words = [...new Set(tokenize(query))];
+    const stats = this.statsOf(words);
+    const terms = words.filter((term) => stats.df.get(term)! > 0).map((term) => ({ term, weight: idf(stats, term) }));
+    const weight = words.reduce((sum, term) => sum + idf(stats, term), 0);
+    const count = this.score(terms);
+    const scores = this.scores;
+    let scored = Array.from(this.touched.subarray(0, count));
+    if (count > limit) {
+      const threshold = nthLargest(Float64Array.from(scored, (slot) => scores[slot]!), limit);
+      scored = scored.filter((slot) => scores[slot]! >= threshold);
+    }
+    const ids = this.ids;
+    const best = scored.sort((a, b) => scores[b]! - scores[a]! || (ids[a]! < ids[b]! ? -1 : 1)).slice(0, limit);
+    const hits = best.filter((slot) => !this.archived[slot]).map((slot) => ({ id: ids[slot]!, score: scores[slot]! }));
+    this.clear(count);
+    return { hits, weight };
+  }
+
+  async termCounts(slots: readonly number[], known: readonly string[]): Promise<{ term: string; tf: number }[]> {
     const skip = new Set(known);
     const counts = new Map<string, number>();
-    for (const id of ids) {
-      const slot = this.slotOf.get(id);
-      if (slot === undefined || this.archived[slot]) continue;
+    for (const slot of slots) {
+      if (this.archived[slot]) continue;
       for (const entry of this.own[slot]!) {
         const term = this.termNames[Math.floor(entry / TF_SPAN)]!;
         if (!skip.has(term)) counts.set(term, (counts.get(term) ?? 0) + (entry % TF_SPAN));
@@ -146,15 +176,45 @@ export class UserTerms implements TermSource {
     return [...counts].map(([term, tf]) => ({ term, tf }));
   }
 
-  async nextInThread(ids: readonly string[]): Promise<{ from: string; to: string }[]> {
-    const pairs: { from: string; to: string }[] = [];
-    for (const id of ids) {
-      const slot = this.slotOf.get(id);
-      if (slot === undefined || this.threads[slot] === NO_THREAD || this.archived[slot]) continue;
-      const next = this.threadOrder[this.threads[slot]!]!.next(id);
-      if (next !== undefined) pairs.push({ from: id, to: next });
+  async nextInThread(slots: readonly number[]): Promise<{ from: number; to: number }[]> {
+    const pairs: { from: number; to: number }[] = [];
+    for (const slot of slots) {
+      if (this.threads[slot] === NO_THREAD || this.archived[slot]) continue;
+      const next = this.threadOrder[this.threads[slot]!]!.next(slot);
+      if (next !== undefined) pairs.push({ from: slot, to: next });
     }
     return pairs;
+  }
+
+  private statsOf(terms: readonly string[]): CorpusStats {
+    const df = new Map<string, number>();
+    for (const term of terms) df.set(term, this.postingsOf(term)?.length ?? 0);
+    return { n: this.slotOf.size, df };
+  }
+
+  /**
+   * Sums the terms' scores into the scratch, within a thread's live memories when given; returns how many slots
+   * it scored (the first `count` of `touched`), which the caller reads and then clears.
+   */
+  private score(terms: readonly WeightedTerm[], thread?: number): number {
+    if (this.scores.length < this.ids.length) {
+      this.scores = new Float64Array(this.ids.length * 2);
+      this.touched = new Int32Array(this.ids.length * 2);
+    }
+    const { scores, touched, threads, archived } = this;
+    const passes = thread === undefined ? undefined : (slot: number) => threads[slot] === thread && !archived[slot];
+    let count = 0;
+    // term by term, so that each memory's sum adds its terms in the query's order, as the statement does
+    for (const { term, weight } of terms) {
+      const postings = this.postingsOf(term);
+      if (!postings) continue;
+      count = accumulate(postings, weight, scores, touched, count, passes);
+    }
+    return count;
+  }
+
+  private clear(count: number): void {
+    for (let i = 0; i < count; i++) this.scores[this.touched[i]!] = 0;
   }
 
   private postingsOf(term: string): PostingList | undefined {
@@ -208,26 +268,45 @@ function accumulate(
   return count;
 }
 
-/** A thread's live memories, ascending by id as PostgreSQL orders uuids; each one's place, once asked, kept until a change. */
+/**
+ * A thread's live memories (slots), ascending by id as PostgreSQL orders uuids; each one's place, once asked,
+ * kept until a change.
+ */
 class ThreadOrder {
-  private readonly ids: string[] = [];
-  private places?: Map<string, number>;
+  private readonly slots: number[] = [];
+  private places?: Map<number, number>;
 
-  insert(id: string): void {
-    this.ids.splice(after(this.ids, id), 0, id);
+  /** `ids`: the copy's slot → id */
+  constructor(private readonly ids: readonly string[]) {}
+
+  insert(slot: number): void {
+    this.slots.splice(this.after(this.ids[slot]!), 0, slot);
     this.places = undefined;
   }
 
-  delete(id: string): void {
-    this.ids.splice(after(this.ids, id) - 1, 1);
+  /** Takes the slot out, while it still holds its memory's id. */
+  delete(slot: number): void {
+    this.slots.splice(this.after(this.ids[slot]!) - 1, 1);
     this.places = undefined;
   }
 
-  /** The memory after this one, which the thread holds. */
-  next(id: string): string | undefined {
+  /** The slot of the memory after this one, which the thread holds. */
+  next(slot: number): number | undefined {
     // by a map rather than a binary search: uuids of memories made together share most of their characters
-    this.places ??= new Map(this.ids.map((each, i) => [each, i]));
-    return this.ids[this.places.get(id)! + 1];
+    this.places ??= new Map(this.slots.map((each, i) => [each, i]));
+    return this.slots[this.places.get(slot)! + 1];
+  }
+
+  /** The position of the first slot whose id is above `id`. */
+  private after(id: string): number {
+    let low = 0;
+    let high = this.slots.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.ids[this.slots[middle]!]! <= id) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 }
 
@@ -267,16 +346,4 @@ class ExpiryHeap {
     }
     return top;
   }
-}
-
-/** The position of the first id above `id` in an ascending list. */
-function after(order: readonly string[], id: string): number {
-  let low = 0;
-  let high = order.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (order[middle]! <= id) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { searchLexical, type LexicalHit, type TermSource } from "../../src/domain/lexical.ts";
+import { searchLexical, searchWords, type LexicalHit, type TermSource, type WordMatches } from "../../src/domain/lexical.ts";
 import { SqlTerms } from "../../src/domain/sql-terms.ts";
 import { TermIndex } from "../../src/domain/term-index.ts";
 import type { UserTerms } from "../../src/domain/user-terms.ts";
@@ -38,6 +38,15 @@ function expectSameRanking(copy: LexicalHit[], sql: LexicalHit[]): void {
   if (!nearTie) expect(places(copy)).toEqual(places(sql));
 }
 
+/** Search's BM25: the same memories with the same scores, and the same weight of the query. */
+function expectSameMatches(copy: WordMatches, sql: WordMatches): void {
+  expect(copy.weight).toBeCloseTo(sql.weight, 9);
+  expect(copy.hits.map((hit) => hit.id).sort()).toEqual(sql.hits.map((hit) => hit.id).sort());
+  const sqlScore = new Map(sql.hits.map((hit) => [hit.id, hit.score]));
+  for (const hit of copy.hits) expect(hit.score).toBeCloseTo(sqlScore.get(hit.id)!, 9);
+  expect(copy.hits.map((hit) => hit.score)).toEqual([...copy.hits.map((hit) => hit.score)].sort((a, b) => b - a));
+}
+
 describe.skipIf(databaseUnavailable())("recall's BM25 over the in-process copy of a user's terms", () => {
   const suite = serverWithUser();
 
@@ -51,7 +60,7 @@ describe.skipIf(databaseUnavailable())("recall's BM25 over the in-process copy o
     }
   };
 
-  it("ranks as the SQL over memory_terms does, on random memories, after random writes, for random queries", async () => {
+  it("ranks as the SQL over memory_terms does, on random memories, after random writes, for random queries (recall's and search's BM25)", async () => {
     const { server } = suite;
     const { memories, threads, db, termStats } = server.app.services;
     const logger = createLogger("silent");
@@ -84,11 +93,13 @@ describe.skipIf(databaseUnavailable())("recall's BM25 over the in-process copy o
               await threads.delete(principal, threadIds[c.thread % THREADS]!, c.kind === "drop thread").catch(() => undefined);
             } else await memories.update(principal, id, input[c.kind]).catch(() => undefined);
           }
-          const copy: TermSource = await builtCopy(kept ?? new TermIndex(db, logger), user.userId);
+          const built = await builtCopy(kept ?? new TermIndex(db, logger), user.userId);
+          const copy: TermSource = built;
           const sql = new SqlTerms(db, termStats, user.userId);
           for (const q of queries) {
             const thread = threadOf(q.thread) ?? undefined;
             expectSameRanking(await searchLexical(copy, q.text, 100, thread), await searchLexical(sql, q.text, 100, thread));
+            expectSameMatches(built.searchWords(q.text, 100), await searchWords(db, user.userId, q.text, 100));
           }
         },
       ),

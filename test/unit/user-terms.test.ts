@@ -40,10 +40,35 @@ describe("UserTerms and expiry", () => {
         terms.dropExpired(now);
         const live = ids.filter((_, i) => expiries[i] === null || expiries[i]! > now);
         expect((await terms.stats(["otter"])).n).toBe(live.length);
-        expect([...(await terms.bm25([{ term: "otter", weight: 1 }])).keys()].sort()).toEqual([...live].sort());
-        expect((await terms.nextInThread(live)).length).toBe(Math.max(0, live.length - 1));
+        const slots = [...(await terms.bm25([{ term: "otter", weight: 1 }])).keys()];
+        expect(slots.map((slot) => terms.idOf(slot)).sort()).toEqual([...live].sort());
+        expect((await terms.nextInThread(slots)).length).toBe(Math.max(0, live.length - 1));
       }),
       { numRuns: 50 },
     );
+  });
+});
+
+describe("UserTerms' keys while a search holds them", () => {
+  const memory = (id: string) => ({ id, threadId: null, isArchived: false, terms: ["heron"], tfs: [1] });
+
+  it("names the same memory until released, though it is taken out and another put in meanwhile", async () => {
+    const terms = new UserTerms();
+    const [gone, kept, added] = [randomUUID(), randomUUID(), randomUUID()];
+    terms.put(memory(gone));
+    terms.put(memory(kept));
+    const slots = [...(await terms.bm25([{ term: "heron", weight: 1 }])).keys()];
+    const release = terms.hold();
+    terms.remove(gone);
+    terms.put(memory(added));
+    expect(slots.map((slot) => terms.idOf(slot)).sort()).toEqual([gone, kept].sort());
+    const now = [...(await terms.bm25([{ term: "heron", weight: 1 }])).keys()];
+    expect(now.map((slot) => terms.idOf(slot)).sort()).toEqual([kept, added].sort());
+    release();
+    // once released, the freed slot is taken again rather than the copy growing
+    terms.remove(added);
+    terms.put(memory(randomUUID()));
+    const after = [...(await terms.bm25([{ term: "heron", weight: 1 }])).keys()];
+    expect(Math.max(...after)).toBeLessThan(3);
   });
 });
