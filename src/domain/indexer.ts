@@ -6,7 +6,8 @@ import { bytesToVector, vectorToBytes } from "../vectors/codec.ts";
 import { backfillTerms } from "./lexical.ts";
 import { freshRows, loadIndexRows, pageIndexRows, type FreshRow, type FreshRows, type IndexRow } from "./index-rows.ts";
 import type { EmbeddingColumns, InsertedMemory } from "./memory-rows.ts";
-import type { VectorIndex, VectorPoint } from "../vectors/vector-index.ts";
+import type { DraftedIndex } from "../vectors/drafted-index.ts";
+import type { VectorPoint } from "../vectors/vector-index.ts";
 
 /**
  * The outbox's rounds: tasks taken at once, how often it looks when not woken, the longest wait before a retry,
@@ -67,7 +68,7 @@ export class Indexer {
   constructor(
     private readonly db: Database,
     private readonly embedder: Embedder,
-    private readonly index: VectorIndex,
+    private readonly index: DraftedIndex,
     private readonly logger: Logger,
   ) {}
 
@@ -107,12 +108,7 @@ export class Indexer {
     if (this.embedder.deferWrites) {
       // not through the queue, which may be busy storing a background round: nothing else can index these
       // memories yet, as the background has to embed them first
-      const drafts = this.draftPoints([...freshRows(inserted).values()].map(({ row }) => row).filter((row) => !this.hasVector(row)));
-      if (drafts.length) {
-        await this.index.upsert(this.embedder.id, drafts).catch((error: unknown) => {
-          this.logger.warn({ err: error, memories: drafts.length }, "could not index drafts; the memories are searchable by meaning once embedded");
-        });
-      }
+      this.index.putDrafts(this.embedder.id, this.draftPoints([...freshRows(inserted).values()].map(({ row }) => row).filter((row) => !this.hasVector(row))));
       return this.wake();
     }
     await this.flush(inserted.map(({ memory }) => memory.id), freshRows(inserted));
@@ -304,13 +300,12 @@ export class Indexer {
       const present = new Set(rows.map((row) => row.id));
       const deferred = this.embedder.deferWrites;
       const unembedded = new Set(deferred ? rows.filter((row) => !this.hasVector(row)).map((row) => row.id) : await this.embedMissing(rows));
-      const drafts = this.draftPoints(rows.filter((row) => unembedded.has(row.id)));
-      await this.upsertRows(rows, drafts);
-      // a memory waiting for its vector is indexed under its draft meanwhile, or else leaves the index: its old
-      // vector no longer says what it holds
-      const drafted = new Set(drafts.map((point) => point.id));
-      const outdated = deferred ? [...unembedded].filter((id) => !fresh?.has(id) && !drafted.has(id)) : [];
+      await this.upsertRows(rows);
+      // a memory waiting for its vector leaves the index meanwhile (its old vector no longer says what it holds),
+      // and is searchable under a draft of its new one
+      const outdated = deferred ? [...unembedded].filter((id) => !fresh?.has(id)) : [];
       await this.index.delete(this.embedder.id, [...memoryIds.filter((id) => !present.has(id)), ...outdated]);
+      this.index.putDrafts(this.embedder.id, this.draftPoints(rows.filter((row) => unembedded.has(row.id))));
       const done = tasks.filter((task) => !unembedded.has(task.memoryId)).map((task) => String(task.id));
       await this.db.sql.query("DELETE FROM index_tasks WHERE id = ANY($1::bigint[])", [done]);
       if (deferred) {
@@ -373,10 +368,10 @@ export class Indexer {
     return row.embedding !== null && row.embedder === this.embedder.id;
   }
 
-  /** Writes the rows that have a vector of the current embedder to the index, and drafts of others. */
-  async upsertRows(rows: IndexRow[], drafts: VectorPoint[] = []): Promise<void> {
+  /** Writes the rows that have a vector of the current embedder to the index. */
+  async upsertRows(rows: IndexRow[]): Promise<void> {
     const points = rows.filter((row) => this.hasVector(row)).map((row) => toPoint(row, bytesToVector(row.embedding!)));
-    await this.index.upsert(this.embedder.id, [...points, ...drafts]);
+    await this.index.upsert(this.embedder.id, points);
   }
 
   private get drafting(): boolean {
@@ -384,21 +379,19 @@ export class Indexer {
   }
 
   /**
-   * Points for memories waiting for their vector under drafts of it (Embedder.draft): searchable by meaning at
-   * once, replaced when the vector lands. Their version is the memory's negated, so that an index reconciled
-   * after a crash never takes a draft for the vector. Only where this process is the one writer (the embedded
-   * database): with several servers on PostgreSQL another may index the vector while a draft is on its way,
-   * and the draft would take its place.
+   * Drafts of the vectors of memories waiting for theirs (Embedder.draft), held beside the index (DraftedIndex):
+   * searchable by meaning at once, until the vector lands. Only where this process is the one writer (the
+   * embedded database): with several servers on PostgreSQL, each would hold drafts the others cannot end.
    */
   private draftPoints(rows: readonly IndexRow[]): VectorPoint[] {
     if (!this.drafting) return [];
     return rows.flatMap((row) => {
       const draft = this.embedder.draft!(row.content);
-      return draft ? [{ ...toPoint(row, draft), version: -row.updatedAt.getTime() }] : [];
+      return draft ? [toPoint(row, draft)] : [];
     });
   }
 
-  /** Indexes drafts of the memories still waiting for their vector (after a restart, which left them out). */
+  /** Drafts of the memories still waiting for their vector, after a restart (drafts are not saved). */
   private async draftWaiting(): Promise<void> {
     if (!this.drafting) return;
     for (let after = NIL_UUID; ; ) {
@@ -408,7 +401,7 @@ export class Indexer {
       );
       if (page.length === 0) return;
       const rows = await loadIndexRows(this.db, page.map((row) => row.id));
-      await this.serially(() => this.index.upsert(this.embedder.id, this.draftPoints(rows.filter((row) => !this.hasVector(row)))));
+      await this.serially(async () => this.index.putDrafts(this.embedder.id, this.draftPoints(rows.filter((row) => !this.hasVector(row)))));
       after = page[page.length - 1]!.id;
     }
   }

@@ -13,6 +13,7 @@ import { ExportService } from "./export.ts";
 import { HistoryService } from "./history.ts";
 import { ImportService } from "./import.ts";
 import { openVectorIndex } from "../vectors/open.ts";
+import { DraftedIndex } from "../vectors/drafted-index.ts";
 import type { VectorIndex } from "../vectors/vector-index.ts";
 import { IdempotencyService } from "./idempotency.ts";
 import { Indexer } from "./indexer.ts";
@@ -96,11 +97,13 @@ function createServices(
   db: Database,
   config: Config,
   embedder: Embedder,
-  index: VectorIndex,
+  configuredIndex: VectorIndex,
   events: ChangeFeed,
   logger: Logger,
   webhookBody: WebhookBody,
 ): Services {
+  // the index with the drafts of memories waiting for their vectors beside it: what searches and counts see
+  const index = new DraftedIndex(configuredIndex);
   const totals = new ListTotals(db.singleWriter);
   const deliveries = new DeliveryWorker(db, config.webhooks, logger);
   const relay = new EventRelay(db, events, logger, deliveries, webhookBody);
