@@ -4,31 +4,20 @@ import { resolveCursorConnection } from "@pothos/plugin-relay";
 import { MAX_TTL_SECONDS } from "../domain/expiry.ts";
 import { cursorOf } from "../domain/memory-pages.ts";
 import { invalid } from "../errors.ts";
-import { DEFAULT_LIST_LIMIT, type Memory, type MemoryFilter as DomainMemoryFilter } from "../domain/memory.ts";
+import { DEFAULT_LIST_LIMIT, memoryColumns, type Memory, type MemoryFilter as DomainMemoryFilter } from "../domain/memory.ts";
 import { MAX_PAGE_SIZE, type PageOf } from "../domain/paging.ts";
 import { builder, type SchemaTypes } from "./builder.ts";
 import { pageArgs } from "./page.ts";
+
+// the owner and the embedder are not part of a memory as the API shows it
+const { userId: _owner, embedder: _embedder, ...shownColumns } = memoryColumns;
 
 export const MemoryRef = builder.prismaObject("Memory", {
   description: "Something the assistant should remember about its user.",
   // the columns its fields read, every one but the embedding (which no query wants) and the owner: the fields
   // then resolve from the row as it is, where an exposed column would pass through the Prisma plugin's check of
   // the field's loader mapping for every field of every row (about a tenth of a list's CPU)
-  select: {
-    id: true,
-    content: true,
-    data: true,
-    type: true,
-    tags: true,
-    metadata: true,
-    threadId: true,
-    isArchived: true,
-    workspaceId: true,
-    legacyUserId: true,
-    expiresAt: true,
-    createdAt: true,
-    updatedAt: true,
-  },
+  select: shownColumns,
   fields: (t) => ({
     id: t.id({ resolve: (memory) => memory.id }),
     content: t.string({
