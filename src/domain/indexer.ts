@@ -53,7 +53,7 @@ interface Task {
  * stays queued, and the background loop leases due tasks, embeds their memories outside the queue (so that
  * writes are never held up by inference) and then applies them. A memory whose vector has not landed yet is
  * found by words (BM25) at once, and by meaning under a draft of its vector where the embedder makes drafts
- * (`draftPoints`).
+ * (`holdDrafts`).
  */
 export class Indexer {
   private queue: Promise<unknown> = Promise.resolve();
@@ -106,9 +106,7 @@ export class Indexer {
   async indexInserted(inserted: readonly InsertedMemory[]): Promise<void> {
     if (inserted.length === 0) return;
     if (this.embedder.deferWrites) {
-      // not through the queue, which may be busy storing a background round: nothing else can index these
-      // memories yet, as the background has to embed them first
-      this.index.putDrafts(this.embedder.id, this.draftPoints([...freshRows(inserted).values()].map(({ row }) => row).filter((row) => !this.hasVector(row))));
+      this.holdDrafts([...freshRows(inserted).values()].map(({ row }) => row));
       return this.wake();
     }
     await this.flush(inserted.map(({ memory }) => memory.id), freshRows(inserted));
@@ -305,7 +303,7 @@ export class Indexer {
       // and is searchable under a draft of its new one
       const outdated = deferred ? [...unembedded].filter((id) => !fresh?.has(id)) : [];
       await this.index.delete(this.embedder.id, [...memoryIds.filter((id) => !present.has(id)), ...outdated]);
-      this.index.putDrafts(this.embedder.id, this.draftPoints(rows.filter((row) => unembedded.has(row.id))));
+      this.holdDrafts(rows);
       const done = tasks.filter((task) => !unembedded.has(task.memoryId)).map((task) => String(task.id));
       await this.db.sql.query("DELETE FROM index_tasks WHERE id = ANY($1::bigint[])", [done]);
       if (deferred) {
@@ -383,12 +381,13 @@ export class Indexer {
    * searchable by meaning at once, until the vector lands. Only where this process is the one writer (the
    * embedded database): with several servers on PostgreSQL, each would hold drafts the others cannot end.
    */
-  private draftPoints(rows: readonly IndexRow[]): VectorPoint[] {
-    if (!this.drafting) return [];
-    return rows.flatMap((row) => {
-      const draft = this.embedder.draft!(row.content);
+  private holdDrafts(rows: readonly IndexRow[]): void {
+    if (!this.drafting) return;
+    const points = rows.flatMap((row) => {
+      const draft = this.hasVector(row) ? undefined : this.embedder.draft!(row.content);
       return draft ? [toPoint(row, draft)] : [];
     });
+    this.index.putDrafts(this.embedder.id, points);
   }
 
   /** Drafts of the memories still waiting for their vector, after a restart (drafts are not saved). */
@@ -401,7 +400,7 @@ export class Indexer {
       );
       if (page.length === 0) return;
       const rows = await loadIndexRows(this.db, page.map((row) => row.id));
-      await this.serially(async () => this.index.putDrafts(this.embedder.id, this.draftPoints(rows.filter((row) => !this.hasVector(row)))));
+      await this.serially(async () => this.holdDrafts(rows));
       after = page[page.length - 1]!.id;
     }
   }
