@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { npmRun, startServerProcess, type ServerEntry } from "../../scripts/lib/server-process.ts";
+import { npmRun, startServerProcess, type Inspection, type ServerEntry } from "../../scripts/lib/server-process.ts";
 
 export interface BenchServer {
   url: string;
@@ -30,6 +30,16 @@ export interface BenchServerOptions {
   entry?: ServerEntry;
 }
 
+/**
+ * To look inside the servers a bench starts (bench/README.md): BENCH_SERVER_NODE_ARGS, node flags split at
+ * spaces (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`); BENCH_SERVER_LOG, a file their log lines are appended to
+ * (with BENCH_SERVER_LOG_LEVEL, e.g. debug: the embedded database's maintenance and its durations).
+ */
+function inspection(): Inspection {
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean);
+  return { ...(nodeArgs ? { nodeArgs } : {}), ...(process.env.BENCH_SERVER_LOG ? { logFile: process.env.BENCH_SERVER_LOG } : {}) };
+}
+
 /** A fresh temporary directory for a bench's database. */
 export function newDataDir(): string {
   return mkdtempSync(join(tmpdir(), "memory-bench-"));
@@ -47,12 +57,12 @@ export async function startBenchServer(env: Record<string, string> = {}, options
   const dir = options.dataDir ?? newDataDir();
   const keep = options.keepData || options.dataDir !== undefined;
   const database: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : { DATA_DIR: dir };
-  const settings = { LOG_LEVEL: "warn", RATE_LIMIT_MAX: "100000000", ...database, ...env };
+  const settings = { LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? "warn", RATE_LIMIT_MAX: "100000000", ...database, ...env };
   try {
     const user = options.user ?? `bench-${Date.now()}@example.com`;
     const created = await npmRun("keys", ["create", "--user", user, "--name", "bench", "--json"], settings);
     if (created.code !== 0) throw new Error(`could not create a key: ${created.stderr}`);
-    const server = await startServerProcess(settings, options.entry);
+    const server = await startServerProcess(settings, options.entry, inspection());
     return {
       url: server.url,
       key: (JSON.parse(created.stdout) as { key: string }).key,

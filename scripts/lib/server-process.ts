@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { once } from "node:events";
 import { dirname, join } from "node:path";
@@ -71,11 +72,21 @@ async function serviceUp(url: string): Promise<boolean> {
   }
 }
 
+/** For looking inside a bench's server: flags for its node (`--cpu-prof`, `--trace-gc`), a file its log goes to. */
+export interface Inspection {
+  nodeArgs?: string[];
+  logFile?: string;
+}
+
 /** The server in a child process on a free port; resolves once the service is up (`serviceUp`). */
-export async function startServerProcess(env: Record<string, string>, entry: ServerEntry = "source"): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  entry: ServerEntry = "source",
+  { nodeArgs = [], logFile }: Inspection = {},
+): Promise<ServerProcess> {
   const port = await freePort();
   // what `npm run dev` / `npm start` run, without npm in between, so that a signal reaches the server itself
-  const child = spawn(process.execPath, ENTRY_ARGS[entry], {
+  const child = spawn(process.execPath, [...nodeArgs, ...ENTRY_ARGS[entry]], {
     cwd: root,
     env: { ...baseEnv(), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env, PORT: String(port) },
   });
@@ -83,8 +94,12 @@ export async function startServerProcess(env: Record<string, string>, entry: Ser
   const log: string[] = [];
   let gone = false;
   void exited.then(() => (gone = true));
-  createInterface({ input: child.stdout! }).on("line", (line) => log.push(line));
-  createInterface({ input: child.stderr! }).on("line", (line) => log.push(line));
+  const keep = (line: string) => {
+    log.push(line);
+    if (logFile) appendFileSync(logFile, `${line}\n`);
+  };
+  createInterface({ input: child.stdout! }).on("line", keep);
+  createInterface({ input: child.stderr! }).on("line", keep);
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt++) {
     if (gone) throw new Error(`server exited before it was ready:\n${log.join("\n")}`);

@@ -46,9 +46,10 @@ export class DraftedIndex implements VectorIndex {
     return this.inner.ensure(embedderId, dimensions);
   }
 
-  upsert(embedderId: string, points: readonly VectorPoint[]): Promise<void> {
+  /** A draft ends once its vector is in the index (which may take several turns of the event loop: usearch). */
+  async upsert(embedderId: string, points: readonly VectorPoint[]): Promise<void> {
+    await this.inner.upsert(embedderId, points);
     for (const point of points) this.dropDraft(embedderId, point.id);
-    return this.inner.upsert(embedderId, points);
   }
 
   delete(embedderId: string, ids: readonly string[]): Promise<void> {
@@ -65,7 +66,11 @@ export class DraftedIndex implements VectorIndex {
     const own = this.drafts.get(embedderId)?.get(filter.userId);
     // metadata conditions are the index's to evaluate; drafts keep none, so such a search sees vectors only
     if (!own?.size || filter.where) return hits;
-    for (const point of own.values()) if (passes(point, filter)) hits.push({ id: point.id, score: cosine(vector, point.vector) });
+    // a memory whose vector is being inserted may be in both until the insert ends
+    const indexed = new Set(hits.map((hit) => hit.id));
+    for (const point of own.values()) {
+      if (!indexed.has(point.id) && passes(point, filter)) hits.push({ id: point.id, score: cosine(vector, point.vector) });
+    }
     return hits.sort((a, b) => b.score - a.score).slice(0, limit);
   }
 
