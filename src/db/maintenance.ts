@@ -13,15 +13,34 @@ const VACUUM: Threshold = { rows: 50, share: 0.2 };
 // and for tables that only grow (memories, memory_terms): vacuuming them sets the visibility bits that let
 // counts and BM25's document frequencies read the index alone (recall's feedback query: 31 -> 5 ms at 10k)
 const INSERT_VACUUM: Threshold = { rows: 1_000, share: 0.2 };
-const crossed = (changed: number, live: number, { rows, share }: Threshold) => changed > rows + share * live;
 /**
  * Single-user PostgreSQL has no checkpointer either: without a checkpoint no WAL segment can go, and pg_wal grew
  * to 720 MB at 100 000 memories (64 MB after the checkpoint of a clean stop). Checkpointing at half of
  * max_wal_size (pglite.ts) keeps it near that size.
  */
 export const CHECKPOINT_WAL_BYTES = 32 * 1024 * 1024;
+/**
+ * Each statement holds the server's thread (the database runs in it): ANALYZE or VACUUM of a 10 000-memory table
+ * takes 50-200 ms. A round ends once it has taken this long, the most overdue tables first; the rest wait for the
+ * next round, so that a burst of writes, which makes every table due at once, meets one long pause every few
+ * seconds rather than several in a row.
+ */
+const ROUND_BUDGET_MS = 20;
 
-interface TableStats {
+/** The tables over a threshold, the furthest over first, and what each needs. */
+export function due(tables: readonly TableStats[]): { table: TableStats; vacuum: boolean; analyze: boolean }[] {
+  const over = (changed: number, live: number, { rows, share }: Threshold) => changed / (rows + share * live);
+  return tables
+    .map((table) => {
+      const vacuum = Math.max(over(table.dead, table.live, VACUUM), over(table.inserted, table.live, INSERT_VACUUM));
+      const analyze = over(table.modified, table.live, ANALYZE);
+      return { table, vacuum: vacuum > 1, analyze: analyze > 1, urgency: Math.max(vacuum, analyze) };
+    })
+    .filter(({ urgency }) => urgency > 1)
+    .sort((a, b) => b.urgency - a.urgency);
+}
+
+export interface TableStats {
   name: string;
   live: number;
   dead: number;
@@ -45,24 +64,6 @@ export function startMaintenance(
   let running: Promise<void> | undefined;
   const check = async () => {
     try {
-      // single-user PostgreSQL publishes its counters only when asked to
-      await sql.query("SELECT pg_stat_force_next_flush()");
-      const tables = await sql.query<TableStats>(
-        `SELECT format('%I.%I', schemaname, relname) AS name, n_live_tup::float8 AS live, n_dead_tup::float8 AS dead,
-                n_ins_since_vacuum::float8 AS inserted, n_mod_since_analyze::float8 AS modified
-           FROM pg_stat_user_tables`,
-      );
-      for (const table of tables) {
-        const vacuum = crossed(table.dead, table.live, VACUUM) || crossed(table.inserted, table.live, INSERT_VACUUM);
-        const analyze = crossed(table.modified, table.live, ANALYZE);
-        if (!vacuum && !analyze) continue;
-        const started = performance.now();
-        await sql.exec(`${vacuum && analyze ? "VACUUM (ANALYZE)" : vacuum ? "VACUUM" : "ANALYZE"} ${table.name}`);
-        logger.debug(
-          { table: table.name, vacuum, analyze, ms: Math.round(performance.now() - started) },
-          "maintained a table of the embedded database",
-        );
-      }
       const [wal] = await sql.query<{ bytes: number }>(
         "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::float8 AS bytes FROM pg_control_checkpoint()",
       );
@@ -70,6 +71,23 @@ export function startMaintenance(
         const started = performance.now();
         await sql.exec("CHECKPOINT");
         logger.debug({ walBytes: wal.bytes, ms: Math.round(performance.now() - started) }, "checkpointed the embedded database");
+      }
+      // single-user PostgreSQL publishes its counters only when asked to
+      await sql.query("SELECT pg_stat_force_next_flush()");
+      const tables = await sql.query<TableStats>(
+        `SELECT format('%I.%I', schemaname, relname) AS name, n_live_tup::float8 AS live, n_dead_tup::float8 AS dead,
+                n_ins_since_vacuum::float8 AS inserted, n_mod_since_analyze::float8 AS modified
+           FROM pg_stat_user_tables`,
+      );
+      const round = performance.now();
+      for (const { table, vacuum, analyze } of due(tables)) {
+        const started = performance.now();
+        await sql.exec(`${vacuum && analyze ? "VACUUM (ANALYZE)" : vacuum ? "VACUUM" : "ANALYZE"} ${table.name}`);
+        logger.debug(
+          { table: table.name, vacuum, analyze, ms: Math.round(performance.now() - started) },
+          "maintained a table of the embedded database",
+        );
+        if (performance.now() - round > ROUND_BUDGET_MS) break;
       }
     } catch (error) {
       logger.warn({ err: error }, "embedded database maintenance failed");
