@@ -7,7 +7,7 @@ import type { Logger } from "../logger.ts";
 import { bytesToVector, cosine } from "../vectors/codec.ts";
 import { contentKey, KEY_VERSION } from "./content-key.ts";
 import { unexpiredSql } from "./expiry.ts";
-import { insertMemories, MEMORY_COLUMNS, type InsertedMemory, type NewMemory } from "./memory-rows.ts";
+import { insertMemoriesIn, MEMORY_COLUMNS, type InsertedMemory, type NewMemory } from "./memory-rows.ts";
 
 /**
  * The duplicate guard: a create asked to deduplicate (or under the server's DEDUPE) that finds a memory of the
@@ -109,7 +109,7 @@ async function insertDeduplicated(db: Database, embedderId: string, settings: De
       });
       decided.push(duplicate ?? { row: rows.push(candidate.row) - 1 });
     });
-    const stored = new Map((await insertMemories({ sql }, rows)).map((inserted) => [inserted.memory.id, inserted]));
+    const stored = new Map((await insertMemoriesIn(sql, rows)).map((inserted) => [inserted.memory.id, inserted]));
     const found = await memoriesById(sql, decided.flatMap((d) => ("memoryId" in d ? [d.memoryId] : [])));
     const placed = (d: Decision): Placement => {
       if ("memoryId" in d) return { duplicate: found.get(d.memoryId)! };
