@@ -5,7 +5,8 @@ import type { Context } from "./context.ts";
 type Results = AsyncIterator<ExecutionResult>;
 type Subscribed = Results | ExecutionResult;
 
-// results a subscriber has not read yet (its client reads slower than events come) before its stream is ended
+// results a subscriber has not read yet (its client reads slower than events come) before its stream is ended:
+// completed, as a stream the server ends, rather than held in memory without bound
 const MAX_QUEUED = 1024;
 
 /**
@@ -66,7 +67,7 @@ class SubscriberStream implements AsyncIterableIterator<ExecutionResult> {
 
   push(result: ExecutionResult): void {
     if (this.queue.length >= MAX_QUEUED) {
-      this.end(new Error("the subscriber reads its events slower than they come"));
+      this.end(undefined);
       this.execution.leave(this);
       return;
     }

@@ -125,6 +125,21 @@ describe("shared subscriptions", () => {
     await c.close();
   });
 
+  it("ends the stream of a subscriber that falls more than 1 024 events behind, and goes on for the others", async () => {
+    const { yoga, tick } = server();
+    const [slow, reading] = [await subscribe(yoga, "key-1"), await subscribe(yoga, "key-1")];
+    for (let n = 1; n <= 1100; n++) {
+      tick(n);
+      if (n % 100 === 0) await reading.until(n);
+    }
+    await expect(slow.until(1100)).rejects.toThrow(/the stream ended after \d+ payloads/);
+    expect(slow.received.length).toBeGreaterThanOrEqual(1024);
+    expect(slow.received.length).toBeLessThan(1100);
+    tick(1101);
+    await reading.until(1101);
+    await reading.close();
+  });
+
   it("answers a refused subscription's error to each subscriber", async () => {
     const { yoga, counts } = server();
     const query = "subscription { ticks(refuse: true) { n } }";
