@@ -3,12 +3,14 @@
 // 1. latency from just before a REST create is sent to an SSE subscriber's receipt of its memory.created, and to
 //    a webhook receiver's receipt of its delivery (p50/p95), one write at a time;
 // 2. REST create throughput with nobody listening, with 10 SSE subscribers, with 2 webhooks, with both, and with
-//    nobody again (the figure compared is the mean of the two runs without); target: at most 15% lower.
+//    nobody again (the figure compared is the mean of the two runs without); target: at most 15% lower. The
+//    listeners run in a worker thread (lib/listeners-thread.ts), off the load generator's event loop.
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
-import { subscribe, type Subscription } from "../scripts/lib/sse-client.ts";
+import { subscribe } from "../scripts/lib/sse-client.ts";
 import { WebhookReceiver } from "../scripts/lib/webhook-receiver.ts";
 import { cpuSeconds } from "./lib/cpu.ts";
+import { ListenersThread } from "./lib/listeners-thread.ts";
 import { machineLine } from "./lib/machine.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { summarize } from "./lib/stats.ts";
@@ -105,17 +107,18 @@ try {
   // 2. throughput, without and with listeners
   /** REST create throughput while `subscribers` SSE subscribers and `webhooks` endpoints listen. */
   const withListeners = async (subscriberCount: number, webhookCount: number): Promise<Throughput> => {
-    const receivers = await Promise.all(Array.from({ length: webhookCount }, () => WebhookReceiver.start()));
-    const hooks = await Promise.all(receivers.map((r) => addWebhook(r.url)));
-    const subscribers: Subscription[] = await Promise.all(
-      Array.from({ length: subscriberCount }, () => subscribe(server.url, server.key, MEMORY_EVENTS)),
-    );
+    const listeners = await ListenersThread.start({
+      url: server.url,
+      key: server.key,
+      query: MEMORY_EVENTS,
+      subscribers: subscriberCount,
+      webhooks: webhookCount,
+    });
+    const hooks = await Promise.all(listeners.receiverUrls.map(addWebhook));
     const measured = await throughput();
     // the run's deliveries are all made before the next run starts
-    await Promise.all(receivers.map((r) => r.waitForAccepted(Math.floor(measured.rps * duration * 0.99), 300_000)));
-    for (const subscriber of subscribers) subscriber.close();
+    await listeners.finish(Math.floor(measured.rps * duration * 0.99));
     await Promise.all(hooks.map(removeWebhook));
-    await Promise.all(receivers.map((r) => r.close()));
     return measured;
   };
   await throughput(); // warm-up

@@ -1,7 +1,7 @@
 import type { Database } from "../db/database.ts";
 import type { JsonObject } from "../domain/json.ts";
 import type { Logger } from "../logger.ts";
-import type { DeliverySender } from "../webhooks/due-delivery.ts";
+import { recordDelivered, type DeliverySender } from "../webhooks/due-delivery.ts";
 import { takeOut, type WebhookBody } from "../webhooks/queue-deliveries.ts";
 import { WakeableLoop } from "./wakeable-loop.ts";
 import type { ChangeEvent, EventType } from "./change-event.ts";
@@ -32,6 +32,8 @@ const GATHER_MS = 20;
  * webhooks between the two. Taken out, not marked: a row kept would hold a copy of a memory's content, and its
  * disk, after the memory itself is gone. A round reads the outbox, then takes out what it read: two statements
  * however many events and endpoints (the deliveries' bodies are made in between, by the REST layer's shape).
+ * The read also records the first attempts that succeeded since the last round (`takeDelivered`): under a
+ * stream of writes, their outcomes cost no statement of their own.
  */
 export class EventRelay extends WakeableLoop {
   /** `wake()` it once a write has committed. */
@@ -43,6 +45,23 @@ export class EventRelay extends WakeableLoop {
     private readonly webhookBody: WebhookBody,
   ) {
     super(POLL_MS, { gatherMs: GATHER_MS });
+    sender.onDelivered(() => this.wake());
+  }
+
+  /** Reads the outbox, recording the sender's successes in the same statement (given back if it fails). */
+  private async readRecording(): Promise<OutboxRow[]> {
+    const delivered = this.sender.takeDelivered();
+    if (delivered.length === 0) return this.db.sql.query<OutboxRow>(READ, [CLAIM_LIMIT]);
+    try {
+      return await this.db.sql.query<OutboxRow>(`${recordDelivered("$2", "$3")} ${READ}`, [
+        CLAIM_LIMIT,
+        delivered.map(({ id }) => id),
+        delivered.map(({ status }) => status),
+      ]);
+    } catch (error) {
+      this.sender.returnDelivered(delivered);
+      throw error;
+    }
   }
 
   protected async work(): Promise<number> {
@@ -52,12 +71,7 @@ export class EventRelay extends WakeableLoop {
       do {
         // an endpoint registered between this read and the take-out misses these events, as it would had it
         // been registered a moment later
-        rows = await this.db.sql.query<OutboxRow>(
-          `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at,
-                  EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = e.user_id AND w.enabled AND e.type = ANY(w.events)) AS wanted
-             FROM events e ORDER BY e.seq LIMIT $1`,
-          [CLAIM_LIMIT],
-        );
+        rows = await this.readRecording();
         if (rows.length === 0) break;
         found += rows.length;
         const read = rows.map((row) => ({ seq: String(row.seq), event: eventOf(row), wanted: row.wanted }));
@@ -71,6 +85,11 @@ export class EventRelay extends WakeableLoop {
     return found;
   }
 }
+
+/** The outbox's first events, each with whether an enabled endpoint of its user wants its type. */
+const READ = `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at,
+                     EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = e.user_id AND w.enabled AND e.type = ANY(w.events)) AS wanted
+                FROM events e ORDER BY e.seq LIMIT $1`;
 
 function eventOf(row: OutboxRow): ChangeEvent {
   return {

@@ -8,6 +8,7 @@ import { getSchema } from "./schema.ts";
 import { maskError, useErrorCodes } from "./errors.ts";
 import { useStrictParams } from "./use-strict-params.ts";
 import { useMetrics, type OperationObserver } from "./use-metrics.ts";
+import { useSharedSubscriptions } from "./use-shared-subscriptions.ts";
 
 
 export type Yoga = YogaServerInstance<Context, {}>;
@@ -32,6 +33,7 @@ export function createGraphQL(config: Config, logger: Logger, observe: Operation
       useStrictParams(),
       useErrorCodes(),
       useMetrics(observe),
+      useSharedSubscriptions(),
     ],
   });
 }

@@ -4,7 +4,7 @@ import type { WebhookSettings } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import { WakeableLoop } from "../events/wakeable-loop.ts";
-import { ENDPOINT_COLUMNS, type DeliverySender, type DueDelivery } from "./due-delivery.ts";
+import { ENDPOINT_COLUMNS, recordDelivered, type Delivered, type DeliverySender, type DueDelivery } from "./due-delivery.ts";
 import { send, type Attempt } from "./send.ts";
 import { signature } from "./signature.ts";
 
@@ -22,7 +22,9 @@ const RETENTION = "7 days";
  * claimed (FOR UPDATE SKIP LOCKED, so that several instances never send the same one) by pushing its due time
  * past the attempt: if the instance dies mid-attempt, the delivery falls due again and another attempt is made.
  * First attempts come claimed from the event relay (sendClaimed), queued in the statement that took their
- * event out; retries, and what another instance or a crash left, are claimed here. A failure is retried after
+ * event out, and their successes go back to it, recorded in its next statement (under a stream of writes, one
+ * statement a round fewer; a success is recorded here instead once the relay has stopped); retries, and what
+ * another instance or a crash left, are claimed and recorded here. A failure is retried after
  * retryBaseMs, then four times longer each time, up to maxAttempts; an endpoint that has failed every attempt
  * for disableAfterMs is disabled, with its reason.
  */
@@ -33,6 +35,8 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     "https:": new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
   };
   private readonly inFlight = new Set<Promise<void>>();
+  private unrecorded: Delivered[] = [];
+  private deliveredListener: () => void = () => {};
   readonly leaseMs: number;
 
   constructor(
@@ -44,15 +48,22 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     this.leaseMs = settings.timeoutMs + LEASE_MARGIN_MS;
   }
 
-  /** The attempts in flight finish (each within timeoutMs) and are recorded. */
+  /** The attempts in flight finish (each within timeoutMs) and are recorded: call it once the relay has stopped. */
   override async stop(): Promise<void> {
     await super.stop();
     await Promise.all(this.inFlight);
+    await this.delivered(this.takeDelivered()).catch((error: unknown) =>
+      this.logger.warn({ err: error }, "could not record webhook deliveries; they are sent again after a restart"),
+    );
     for (const agent of Object.values(this.agents)) agent.destroy();
   }
 
   sendClaimed(deliveries: DueDelivery[]): void {
-    const sending = this.sendAll(deliveries)
+    const sending = this.sendAll(deliveries, async (done) => {
+      if (done.length === 0) return;
+      this.unrecorded.push(...done);
+      this.deliveredListener();
+    })
       .catch((error: unknown) => this.logger.warn({ err: error }, "could not record webhook deliveries; they are retried"))
       .finally(() => this.inFlight.delete(sending));
     this.inFlight.add(sending);
@@ -74,7 +85,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
           [CLAIM_LIMIT, this.leaseMs],
         );
         found += due.length;
-        await this.sendAll(due);
+        await this.sendAll(due, (done) => this.delivered(done));
       } while (due.length === CLAIM_LIMIT && !this.stopped);
     } catch (error) {
       this.logger.warn({ err: error }, "could not send webhook deliveries; retrying shortly");
@@ -82,10 +93,24 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     return found;
   }
 
-  /** Sends claimed deliveries at once and records their outcomes: the successes in one statement. */
-  private async sendAll(due: DueDelivery[]): Promise<void> {
+  onDelivered(listener: () => void): void {
+    this.deliveredListener = listener;
+  }
+
+  takeDelivered(): Delivered[] {
+    const taken = this.unrecorded;
+    this.unrecorded = [];
+    return taken;
+  }
+
+  returnDelivered(delivered: Delivered[]): void {
+    this.unrecorded.unshift(...delivered);
+  }
+
+  /** Sends claimed deliveries at once and records their outcomes: the successes together, by `record`. */
+  private async sendAll(due: DueDelivery[], record: (done: Delivered[]) => Promise<void>): Promise<void> {
     const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await this.attempt(delivery) })));
-    await this.delivered(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ delivery, status: outcome.status }] : [])));
+    await record(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ id: delivery.id, status: outcome.status }] : [])));
     for (const { delivery, outcome } of outcomes) if (!outcome.ok) await this.failed(delivery, outcome);
   }
 
@@ -103,18 +128,9 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   }
 
   /** Recorded together, the endpoints' failing streaks ended with them: one statement for a whole round. */
-  private async delivered(done: { delivery: DueDelivery; status: number }[]): Promise<void> {
+  private async delivered(done: Delivered[]): Promise<void> {
     if (done.length === 0) return;
-    await this.db.sql.query(
-      `WITH done AS (
-         UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = now(), response_status = r.status, last_error = NULL
-           FROM unnest($1::uuid[], $2::int[]) AS r(id, status)
-          WHERE d.id = r.id
-         RETURNING d.webhook_id
-       )
-       UPDATE webhooks SET failing_since = NULL WHERE id IN (SELECT webhook_id FROM done) AND failing_since IS NOT NULL`,
-      [done.map(({ delivery }) => delivery.id), done.map(({ status }) => status)],
-    );
+    await this.db.sql.query(`${recordDelivered("$1", "$2")} SELECT 1`, [done.map(({ id }) => id), done.map(({ status }) => status)]);
   }
 
   private async failed(delivery: DueDelivery, outcome: Extract<Attempt, { ok: false }>): Promise<void> {

@@ -360,6 +360,30 @@ describe.skipIf(databaseUnavailable())("webhooks: giving up", () => {
   });
 });
 
+describe.skipIf(databaseUnavailable())("webhooks: a graceful stop", () => {
+  const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true" });
+
+  it("records a first attempt that succeeded after the relay stopped, so that a restart does not send it again", async () => {
+    const { relay, deliveries } = suite.server.app.services;
+    const hook = await receiver();
+    // the relay records first attempts' successes in its next statement: stopped as the attempt is answered,
+    // it makes none, and the worker records the success itself as it stops
+    hook.behaviour = () => {
+      void relay.stop();
+      return 204;
+    };
+    const { id } = await register(suite.user, hook.url, ["memory.created"]);
+    expect((await suite.user.api.post("/api/v1/memory", { content: "sent as the server stops" })).status).toBe(201);
+    await hook.waitForAccepted(1);
+    await deliveries.stop();
+    const rows = await suite.server.app.db.sql.query<{ status: string; attempts: number; response_status: number }>(
+      "SELECT status, attempts, response_status FROM webhook_deliveries WHERE webhook_id = $1::uuid",
+      [id],
+    );
+    expect(rows).toEqual([{ status: "delivered", attempts: 1, response_status: 204 }]);
+  });
+});
+
 describe.skipIf(databaseUnavailable())("webhooks: kill -9 between commit and delivery", () => {
   const database = suiteDatabase();
   let server: ServerProcess | undefined;

@@ -1,0 +1,158 @@
+import { print, type ExecutionResult } from "graphql";
+import type { Plugin } from "graphql-yoga";
+import type { Context } from "./context.ts";
+
+type Results = AsyncIterator<ExecutionResult>;
+type Subscribed = Results | ExecutionResult;
+
+// results a subscriber has not read yet (its client reads slower than events come) before its stream is ended:
+// completed, as a stream the server ends, rather than held in memory without bound
+const MAX_QUEUED = 1024;
+
+/**
+ * One execution of a subscription, its results handed to every subscriber that asked the same: started by the
+ * first, ended when the last leaves (or when its events end: the server is shutting down).
+ */
+class SharedExecution {
+  private readonly subscribers = new Set<SubscriberStream>();
+  /** Every subscriber has left: the execution is over, and a subscriber that comes now needs a new one. */
+  private abandoned = false;
+  private ended: { failure: unknown } | undefined;
+
+  constructor(
+    private readonly results: Results,
+    private readonly forget: () => void,
+  ) {
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    let failure: unknown;
+    try {
+      for (let next = await this.results.next(); !next.done; next = await this.results.next()) {
+        for (const subscriber of this.subscribers) subscriber.push(next.value);
+      }
+    } catch (error) {
+      failure = error;
+    }
+    this.ended = { failure };
+    this.forget();
+    for (const subscriber of this.subscribers) subscriber.end(failure);
+  }
+
+  /** A new subscriber's stream; undefined when the execution was abandoned meanwhile. */
+  join(): SubscriberStream | undefined {
+    if (this.abandoned) return undefined;
+    const subscriber = new SubscriberStream(this);
+    if (this.ended) subscriber.end(this.ended.failure);
+    else this.subscribers.add(subscriber);
+    return subscriber;
+  }
+
+  leave(subscriber: SubscriberStream): void {
+    if (!this.subscribers.delete(subscriber) || this.subscribers.size > 0 || this.ended) return;
+    this.abandoned = true;
+    this.forget();
+    void this.results.return?.();
+  }
+}
+
+/** One subscriber's results, queued until its stream reads them. */
+class SubscriberStream implements AsyncIterableIterator<ExecutionResult> {
+  private readonly queue: ExecutionResult[] = [];
+  private wake: (() => void) | undefined;
+  private ended: { failure: unknown } | undefined;
+
+  constructor(private readonly execution: SharedExecution) {}
+
+  push(result: ExecutionResult): void {
+    if (this.queue.length >= MAX_QUEUED) {
+      this.end(undefined);
+      this.execution.leave(this);
+      return;
+    }
+    this.queue.push(result);
+    this.wake?.();
+  }
+
+  end(failure: unknown): void {
+    this.ended ??= { failure };
+    this.wake?.();
+  }
+
+  async next(): Promise<IteratorResult<ExecutionResult>> {
+    for (;;) {
+      const value = this.queue.shift();
+      if (value) return { done: false, value };
+      if (this.ended) {
+        const { failure } = this.ended;
+        this.ended = { failure: undefined };
+        if (failure !== undefined) throw failure;
+        return { done: true, value: undefined };
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    this.queue.length = 0;
+    this.end(undefined);
+    this.execution.leave(this);
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+const isResults = (subscribed: Subscribed): subscribed is Results => typeof (subscribed as Results).next === "function";
+
+/**
+ * Subscribers that ask the same (the same document, operation and variables, with the same API key, so with the
+ * same rights) share one execution of it: each event's selection is resolved once, not once per subscriber
+ * (ten dashboards open on one key cost the server ten executions of every event). Each subscriber has its own
+ * queue of the results, so that a slow one holds back none of the others. The execution runs in the context of
+ * the subscriber that started it, which the event fields do not read beyond the key's user (see event.ts); a
+ * subscription refused (its arguments wrong) is answered to each subscriber alike, and not kept.
+ */
+export function useSharedSubscriptions(): Plugin<Context> {
+  const executions = new Map<string, Promise<Subscribed | SharedExecution>>();
+
+  const executionOf = (key: string, subscribe: () => Subscribed | Promise<Subscribed>) => {
+    const existing = executions.get(key);
+    if (existing) return existing;
+    const started: Promise<Subscribed | SharedExecution> = Promise.resolve()
+      .then(subscribe)
+      .then((subscribed) => {
+        if (!isResults(subscribed)) {
+          forget();
+          return subscribed;
+        }
+        return new SharedExecution(subscribed, forget);
+      });
+    const forget = () => {
+      if (executions.get(key) === started) executions.delete(key);
+    };
+    started.catch(forget);
+    executions.set(key, started);
+    return started;
+  };
+
+  return {
+    onSubscribe({ args, subscribeFn, setSubscribeFn }) {
+      const { principal } = args.contextValue;
+      const key = JSON.stringify([principal.keyId, args.operationName ?? null, print(args.document), args.variableValues ?? {}]);
+      setSubscribeFn(async (subscribeArgs) => {
+        for (;;) {
+          const execution = await executionOf(key, () => subscribeFn(subscribeArgs));
+          if (!(execution instanceof SharedExecution)) return execution;
+          // abandoned between its start and this join only when every other subscriber left meanwhile
+          const joined = execution.join();
+          if (joined) return joined;
+        }
+      });
+    },
+  };
+}
