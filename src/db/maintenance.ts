@@ -17,9 +17,10 @@ const crossed = (changed: number, live: number, { rows, share }: Threshold) => c
 /**
  * Single-user PostgreSQL has no checkpointer either: without a checkpoint no WAL segment can go, and pg_wal grew
  * to 720 MB at 100 000 memories (64 MB after the checkpoint of a clean stop). Checkpointing at half of
- * max_wal_size (pglite.ts) keeps it near that size.
+ * max_wal_size (pglite.ts) keeps it near that size: 32 MB, where checkpoints every 32 MB kept 64 MB of segments
+ * (bench:footprint, 30 000 memories; loading no slower within the bench's noise).
  */
-export const CHECKPOINT_WAL_BYTES = 32 * 1024 * 1024;
+export const CHECKPOINT_WAL_BYTES = 16 * 1024 * 1024;
 
 interface TableStats {
   name: string;
