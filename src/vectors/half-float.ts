@@ -1,7 +1,7 @@
 /**
  * IEEE 754 half precision (binary16), which Node.js 20 has no typed array for: a memory's vector is stored in
- * its row in this form, half the bytes of float32. Components of a unit vector lose at most 2^-11 of their
- * value (cosines move by about 1e-4), where int8 would move them by 3e-3.
+ * its row in this form, half the bytes of float32. A component keeps 11 bits (it moves by at most 2^-11 of its
+ * value), so a cosine of unit vectors moves by at most about 5e-4, where int8 copies move it by up to 3e-3.
  */
 
 const single = new Float32Array(1);
