@@ -13,7 +13,7 @@ import { keyAdmin } from "../src/domain/key-admin.ts";
 import { searchLexical, searchWords, type LexicalHit, type WordMatches } from "../src/domain/lexical.ts";
 import { SqlTerms } from "../src/domain/sql-terms.ts";
 import { createLogger } from "../src/logger.ts";
-import { bytesToVector, cosine } from "../src/vectors/codec.ts";
+import { cosine, storedToVector } from "../src/vectors/codec.ts";
 import { vectorsLanded } from "./lib/backlog.ts";
 import { machineLine } from "./lib/machine.ts";
 import { printTable } from "./lib/table.ts";
@@ -81,7 +81,7 @@ try {
       "SELECT id, embedding FROM memories WHERE user_id = $1::uuid",
       [userId],
     );
-    const vectors = rows.map((row) => ({ id: row.id, vector: bytesToVector(row.embedding) }));
+    const vectors = rows.map((row) => ({ id: row.id, vector: storedToVector(row.embedding) }));
     for (const qa of conversation.qa.filter((q) => q.category >= 1 && q.category <= 4)) {
       const [query] = await app.services.embedder.embed([qa.question]);
       questions.push({

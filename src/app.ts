@@ -10,6 +10,7 @@ import { startControlServer, type ControlServer } from "./control/server.ts";
 import { backfillContentKeys } from "./domain/dedupe.ts";
 import { keyAdmin } from "./domain/key-admin.ts";
 import { openServices, type ServiceOverrides, type Services } from "./domain/services.ts";
+import { halveStoredVectors } from "./domain/stored-vectors.ts";
 import { openEmbedder } from "./embeddings/open.ts";
 import { contextFor } from "./graphql/context.ts";
 import { createGraphQLEndpoint } from "./graphql/endpoint.ts";
@@ -73,6 +74,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   // memories written before the duplicate guard get their keys while the server answers (until then only exact
   // duplicates among newer memories are caught)
   backfillContentKeys(db, logger).catch((error: unknown) => logger.error({ err: error }, "could not make the duplicate guard's content keys"));
+  halveStoredVectors(db, logger).catch((error: unknown) => logger.error({ err: error }, "could not store older vectors in half precision"));
   services.expiry.start();
   metrics.watchIndexBacklog(() => services.indexer.waitingCount());
   metrics.watchIndexSize(() => services.index.count(services.embedder.id));

@@ -16,9 +16,10 @@ const INSERT_VACUUM: Threshold = { rows: 1_000, share: 0.2 };
 /**
  * Single-user PostgreSQL has no checkpointer either: without a checkpoint no WAL segment can go, and pg_wal grew
  * to 720 MB at 100 000 memories (64 MB after the checkpoint of a clean stop). Checkpointing at half of
- * max_wal_size (pglite.ts) keeps it near that size.
+ * max_wal_size (pglite.ts) keeps it near that size: 32 MB, where checkpoints every 32 MB kept 64 MB of segments
+ * (bench:footprint, 30 000 memories; loading no slower within the bench's noise).
  */
-export const CHECKPOINT_WAL_BYTES = 32 * 1024 * 1024;
+export const CHECKPOINT_WAL_BYTES = 16 * 1024 * 1024;
 /**
  * Each statement holds the server's thread (the database runs in it): ANALYZE or VACUUM of a 10 000-memory table
  * takes 50-200 ms. A round ends once it has taken this long, the most overdue tables first; the rest wait for the

@@ -57,10 +57,11 @@ export interface PGliteOptions {
  * What the embedded PostgreSQL runs with, beyond PGlite's own start parameters. initdb's defaults are a server's:
  * 128 MB of shared_buffers, which the process holds as soon as they are touched (PGlite reads pages through the
  * OS's file cache, so a smaller pool costs a copy, not a disk read), and up to 1 GB of WAL before a checkpoint
- * (half the data directory at 100 000 memories). A 64 MB WAL ceiling checkpoints every few thousand writes.
+ * (half the data directory at 100 000 memories). The service checkpoints itself (maintenance.ts); the WAL
+ * segments a checkpoint keeps for reuse are bounded by max_wal_size: 32 MB, two segments, where 64 MB kept four.
  */
 function startParams({ sharedBuffersMb = 32 }: PGliteOptions): string[] {
-  const settings = { shared_buffers: `${sharedBuffersMb}MB`, max_wal_size: "64MB", min_wal_size: "32MB" };
+  const settings = { shared_buffers: `${sharedBuffersMb}MB`, max_wal_size: "32MB", min_wal_size: "32MB" };
   return [...PGlite.defaultStartParams, ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
 }
 

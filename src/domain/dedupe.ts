@@ -4,7 +4,7 @@ import type { Database, Sql } from "../db/database.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import type { Memory } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import { bytesToVector, cosine } from "../vectors/codec.ts";
+import { cosine, storedToVector } from "../vectors/codec.ts";
 import { contentKey, KEY_VERSION } from "./content-key.ts";
 import { unexpiredSql } from "./expiry.ts";
 import { insertMemoriesIn, MEMORY_COLUMNS, type InsertedMemory, type NewMemory } from "./memory-rows.ts";
@@ -197,7 +197,7 @@ async function nearMatches(
         ORDER BY created_at DESC, id DESC LIMIT $5`,
       [userId, type, threadId, embedderId, settings.nearScanMax],
     );
-    const vectors = rows.map((row) => ({ id: row.id, vector: bytesToVector(row.embedding) }));
+    const vectors = rows.map((row) => ({ id: row.id, vector: storedToVector(row.embedding) }));
     for (const i of members) {
       let best: { id: string; score: number } | undefined;
       for (const { id, vector } of vectors) {

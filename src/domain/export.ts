@@ -1,5 +1,6 @@
 import type { Database } from "../db/database.ts";
 import type { Memory, Thread } from "../generated/prisma/client.ts";
+import { storedToVector, vectorToBytes } from "../vectors/codec.ts";
 import { unexpiredSql } from "./expiry.ts";
 import type { HistoryService, MemoryVersion } from "./history.ts";
 import { MEMORY_COLUMNS } from "./memory-rows.ts";
@@ -91,5 +92,5 @@ export class ExportService {
 }
 
 function embeddingOf(embedder: string | null, bytes: Uint8Array | null | undefined): StoredEmbedding | null {
-  return embedder && bytes ? { embedder, bytes } : null;
+  return embedder && bytes ? { embedder, bytes: vectorToBytes(storedToVector(bytes)) } : null;
 }

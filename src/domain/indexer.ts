@@ -2,7 +2,7 @@ import type { Database } from "../db/database.ts";
 import { packBytes, unpackSql } from "../db/packed-bytes.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import type { Logger } from "../logger.ts";
-import { bytesToVector, vectorToBytes } from "../vectors/codec.ts";
+import { bytesToVector, storedToVector, vectorToStored } from "../vectors/codec.ts";
 import { backfillTerms } from "./lexical.ts";
 import { freshRows, loadIndexRows, pageIndexRows, type FreshRow, type FreshRows, type IndexRow } from "./index-rows.ts";
 import type { EmbeddingColumns, InsertedMemory } from "./memory-rows.ts";
@@ -85,17 +85,19 @@ export class Indexer {
 
   /**
    * Columns for a vector made elsewhere (an imported memory's), when this service's embedder made it: the same
-   * embedder id, its dimensions, every component finite. Undefined otherwise: the content is to be embedded anew.
+   * embedder id, its dimensions (float32 bytes, as exports carry them), every component finite, in the stored form
+   * too. Undefined otherwise: the content is to be embedded anew.
    */
   keptEmbedding(embedder: string, bytes: Uint8Array): EmbeddingColumns | undefined {
     if (embedder !== this.embedder.id || bytes.byteLength !== this.embedder.dimensions * 4) return undefined;
-    if (!bytesToVector(bytes).every(Number.isFinite)) return undefined;
-    return { embedding: bytes, embedder };
+    const embedding = vectorToStored(bytesToVector(bytes));
+    if (!storedToVector(embedding).every(Number.isFinite)) return undefined;
+    return { embedding, embedder };
   }
 
   /** Columns of a memory for vectors made by `embedForWrite`. */
   embeddingColumns(vector: Float32Array | undefined): { embedding: Uint8Array<ArrayBuffer> | null; embedder: string | null } {
-    return vector ? { embedding: vectorToBytes(vector), embedder: this.embedder.id } : { embedding: null, embedder: null };
+    return vector ? { embedding: vectorToStored(vector), embedder: this.embedder.id } : { embedding: null, embedder: null };
   }
 
   /**
@@ -368,7 +370,7 @@ export class Indexer {
 
   /** Writes the rows that have a vector of the current embedder to the index. */
   async upsertRows(rows: IndexRow[]): Promise<void> {
-    const points = rows.filter((row) => this.hasVector(row)).map((row) => toPoint(row, bytesToVector(row.embedding!)));
+    const points = rows.filter((row) => this.hasVector(row)).map((row) => toPoint(row, storedToVector(row.embedding!)));
     await this.index.upsert(this.embedder.id, points);
   }
 
@@ -425,7 +427,7 @@ export class Indexer {
   async storeEmbeddings(rows: IndexRow[], vectors: Float32Array[]): Promise<void> {
     if (rows.length === 0) return;
     rows.forEach((row, i) => {
-      row.embedding = vectorToBytes(vectors[i]!);
+      row.embedding = vectorToStored(vectors[i]!);
       row.embedder = this.embedder.id;
     });
     const embeddings = packBytes(rows.map((r) => r.embedding));

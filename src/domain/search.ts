@@ -4,7 +4,7 @@ import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
-import { bytesToVector, cosine } from "../vectors/codec.ts";
+import { cosine, storedToVector } from "../vectors/codec.ts";
 import { ExactIndex } from "../vectors/exact.ts";
 import { filterConditions } from "../vectors/sql-filter.ts";
 import { unexpiredSql } from "./expiry.ts";
@@ -145,7 +145,7 @@ export class SearchService {
       "SELECT id, embedding FROM memories WHERE id = ANY($1::uuid[]) AND embedder = $2 AND embedding IS NOT NULL",
       [missing, this.embedder.id],
     );
-    return rows.map((row) => ({ id: row.id, score: cosine(vector, bytesToVector(row.embedding)) }));
+    return rows.map((row) => ({ id: row.id, score: cosine(vector, storedToVector(row.embedding)) }));
   }
 
   /**

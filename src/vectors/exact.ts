@@ -1,5 +1,5 @@
 import type { Sql } from "../db/database.ts";
-import { bytesToVector, cosine } from "./codec.ts";
+import { cosine, storedToVector } from "./codec.ts";
 import { filterConditions } from "./sql-filter.ts";
 import type { VectorFilter, VectorHit, VectorIndex } from "./vector-index.ts";
 
@@ -59,7 +59,7 @@ export class ExactIndex implements VectorIndex {
           ORDER BY created_at DESC, id DESC LIMIT $${n}`,
         params,
       );
-      for (const row of rows) keepBest(best, { id: row.id, score: cosine(vector, bytesToVector(row.embedding)) }, limit);
+      for (const row of rows) keepBest(best, { id: row.id, score: cosine(vector, storedToVector(row.embedding)) }, limit);
       scanned += rows.length;
       if (rows.length < CHUNK) break;
       last = rows[rows.length - 1];
