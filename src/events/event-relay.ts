@@ -1,8 +1,8 @@
 import type { Database } from "../db/database.ts";
 import type { JsonObject } from "../domain/json.ts";
 import type { Logger } from "../logger.ts";
-import { recordDelivered, type DeliverySender } from "../webhooks/due-delivery.ts";
-import { takeOut, type WebhookBody } from "../webhooks/queue-deliveries.ts";
+import { firstAttemptsParameters, recordFirstAttempts, type DeliverySender } from "../webhooks/due-delivery.ts";
+import { takeOut, UNCLAIMED, type WebhookBody } from "../webhooks/queue-deliveries.ts";
 import { WakeableLoop } from "./wakeable-loop.ts";
 import type { ChangeEvent, EventType } from "./change-event.ts";
 import type { ChangeFeed } from "./change-feed.ts";
@@ -17,6 +17,7 @@ interface OutboxRow {
   data: JsonObject | null;
   created_at: Date | string;
   wanted: boolean;
+  unpublished: boolean;
 }
 
 const CLAIM_LIMIT = 500;
@@ -26,14 +27,15 @@ const POLL_MS = 1000;
 const GATHER_MS = 20;
 
 /**
- * Moves committed events from the outbox (the events table) to the live feed and to the webhook deliveries.
- * Each event is taken out once, whichever instance gets it first (FOR UPDATE SKIP LOCKED; with REDIS_URL every
- * instance's subscribers hear it), in the statement that queues its deliveries: an event is never lost to the
- * webhooks between the two. Taken out, not marked: a row kept would hold a copy of a memory's content, and its
- * disk, after the memory itself is gone. A round reads the outbox, then takes out what it read: two statements
- * however many events and endpoints (the deliveries' bodies are made in between, by the REST layer's shape).
- * The read also records the first attempts that succeeded since the last round (`takeDelivered`): under a
- * stream of writes, their outcomes cost no statement of their own.
+ * Moves committed events from the outbox (the events table) to the live feed and to the webhooks. Each event is
+ * taken once, whichever instance gets it first (FOR UPDATE SKIP LOCKED; with REDIS_URL every instance's
+ * subscribers hear it): out of the outbox when no endpoint wants it (a row kept would hold a copy of a memory's
+ * content, and its disk, after the memory itself is gone), claimed when one does, and taken out with its
+ * deliveries' first outcomes once their attempts are made: an event is never lost to the webhooks, and each
+ * delivery's row is written once on the way that most take. A round reads the outbox, then takes what it read:
+ * two statements however many events and endpoints (the deliveries' bodies are made in between, by the REST
+ * layer's shape). The read also records the rounds whose first attempts have all succeeded since the last one
+ * (`takeRecordable`): under a stream of writes, their outcomes cost no statement of their own.
  */
 export class EventRelay extends WakeableLoop {
   /** `wake()` it once a write has committed. */
@@ -45,21 +47,17 @@ export class EventRelay extends WakeableLoop {
     private readonly webhookBody: WebhookBody,
   ) {
     super(POLL_MS, { gatherMs: GATHER_MS });
-    sender.onDelivered(() => this.wake());
+    sender.onAttempted(() => this.wake());
   }
 
-  /** Reads the outbox, recording the sender's successes in the same statement (given back if it fails). */
+  /** Reads the outbox, recording the sender's attempted rounds in the same statement (given back if it fails). */
   private async readRecording(): Promise<OutboxRow[]> {
-    const delivered = this.sender.takeDelivered();
-    if (delivered.length === 0) return this.db.sql.query<OutboxRow>(READ, [CLAIM_LIMIT]);
+    const attempted = this.sender.takeRecordable();
+    if (attempted.seqs.length === 0) return this.db.sql.query<OutboxRow>(READ, [CLAIM_LIMIT]);
     try {
-      return await this.db.sql.query<OutboxRow>(`${recordDelivered("$2", "$3")} ${READ}`, [
-        CLAIM_LIMIT,
-        delivered.map(({ id }) => id),
-        delivered.map(({ status }) => status),
-      ]);
+      return await this.db.sql.query<OutboxRow>(`${recordFirstAttempts(2)} ${READ}`, [CLAIM_LIMIT, ...firstAttemptsParameters(attempted)]);
     } catch (error) {
-      this.sender.returnDelivered(delivered);
+      this.sender.returnRecordable(attempted);
       throw error;
     }
   }
@@ -74,10 +72,10 @@ export class EventRelay extends WakeableLoop {
         rows = await this.readRecording();
         if (rows.length === 0) break;
         found += rows.length;
-        const read = rows.map((row) => ({ seq: String(row.seq), event: eventOf(row), wanted: row.wanted }));
-        const { events, deliveries } = await takeOut(this.db.sql, read, this.webhookBody, this.sender.leaseMs);
+        const read = rows.map((row) => ({ seq: String(row.seq), event: eventOf(row), wanted: row.wanted, unpublished: row.unpublished }));
+        const { events, round } = await takeOut(this.db.sql, read, this.webhookBody, this.sender.leaseMs);
         for (const event of events) this.feed.publish(event);
-        if (deliveries.length) this.sender.sendClaimed(deliveries);
+        if (round.seqs.length) this.sender.sendClaimed(round);
       } while (rows.length === CLAIM_LIMIT && !this.stopped);
     } catch (error) {
       this.logger.warn({ err: error }, "could not relay events; retrying shortly");
@@ -86,10 +84,14 @@ export class EventRelay extends WakeableLoop {
   }
 }
 
-/** The outbox's first events, each with whether an enabled endpoint of its user wants its type. */
-const READ = `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at,
+/**
+ * The outbox's first events that no instance is making attempts for, each with whether an enabled endpoint of its
+ * user wants its type. (Prefixed by recordFirstAttempts, it sees the events that statement takes out as they
+ * were before it: still claimed, so not read again.)
+ */
+const READ = `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, e.claimed_until IS NULL AS unpublished,
                      EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = e.user_id AND w.enabled AND e.type = ANY(w.events)) AS wanted
-                FROM events e ORDER BY e.seq LIMIT $1`;
+                FROM events e WHERE ${UNCLAIMED} ORDER BY e.seq LIMIT $1`;
 
 function eventOf(row: OutboxRow): ChangeEvent {
   return {

@@ -1,6 +1,9 @@
 import type { Sql } from "../db/database.ts";
 import type { ChangeEvent } from "../events/change-event.ts";
-import { ENDPOINT_COLUMNS, type DueDelivery } from "./due-delivery.ts";
+import { ENDPOINT_COLUMNS, type ClaimedRound, type FirstAttempt } from "./due-delivery.ts";
+
+/** An event no instance is making attempts for: never claimed, or its claim lapsed. */
+export const UNCLAIMED = "(claimed_until IS NULL OR claimed_until < now())";
 
 /**
  * The body of an event's deliveries. Given by the composition root (rest/webhook-body.ts): the payload shows
@@ -13,52 +16,60 @@ export interface OutboxEvent {
   seq: string;
   event: ChangeEvent;
   wanted: boolean;
+  /** False when an earlier claim of it lapsed: it was published then. */
+  unpublished: boolean;
 }
 
-/** What `takeOut` took: the events now this instance's to publish, and their deliveries, claimed for a first attempt. */
+/** What `takeOut` took: the events now this instance's to publish, and the first attempts of their deliveries. */
 export interface TakenOut {
   events: ChangeEvent[];
-  deliveries: DueDelivery[];
+  round: ClaimedRound;
 }
 
-interface TakenRow extends Omit<DueDelivery, "payload" | "attempts" | "id"> {
-  event_id: string;
+interface TakenRow extends Omit<FirstAttempt, "payload" | "attempts" | "id" | "event_id" | "event_type"> {
+  seq: string | bigint;
   id: string | null;
 }
 
 /**
- * Takes `read` out of the outbox (those another instance has not taken meanwhile: FOR UPDATE SKIP LOCKED) and
- * queues a delivery of each to each enabled endpoint of its user that wants its type, in one statement: an
- * event never leaves the outbox without its deliveries, and the round costs the database one statement (on the
- * embedded database, the API's writes wait for each). The deliveries are queued claimed, their first attempt
- * counted and leased for `leaseMs`, for the caller to send at once; the delivery worker makes that attempt
- * again if the lease runs out unrecorded. Each body is made once per event, whatever the number of endpoints.
+ * Takes `read` (those another instance has not taken meanwhile: FOR UPDATE SKIP LOCKED) in one statement: an
+ * event no endpoint wants leaves the outbox; one that an endpoint wants is claimed for `leaseMs` instead, and
+ * stays there, the durable mark of its deliveries, until their first attempts' outcomes are written
+ * (recordFirstAttempts). If this instance dies first, the claim lapses and the attempts are made again, under
+ * the same delivery ids (made from the event's and the endpoint's). Each body is made once per event, whatever
+ * the number of endpoints.
  */
 export async function takeOut(sql: Sql, read: readonly OutboxEvent[], webhookBody: WebhookBody, leaseMs: number): Promise<TakenOut> {
-  const payloads = new Map(read.flatMap(({ event, wanted }) => (wanted ? [[event.id, webhookBody(event)] as const] : [])));
+  const [wanted, unwanted] = [read.filter((e) => e.wanted), read.filter((e) => !e.wanted)];
   const rows = await sql.query<TakenRow>(
-    `WITH taken AS (
-       DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED)
-       RETURNING id, user_id, type
-     ), queued AS (
-       INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, attempts, last_attempt_at, next_attempt_at)
-       SELECT w.id, t.id, t.type, p.payload, 1, now(), now() + $4 * interval '1 millisecond'
-         FROM taken t
-         JOIN unnest($2::uuid[], $3::text[]) AS p(event_id, payload) ON p.event_id = t.id
-         JOIN webhooks w ON w.user_id = t.user_id AND w.enabled AND t.type = ANY(w.events)
-       RETURNING id, webhook_id, event_id
+    `WITH dropped AS (
+       DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq = ANY($1::bigint[]) AND ${UNCLAIMED} FOR UPDATE SKIP LOCKED)
+       RETURNING seq
+     ), claimed AS (
+       UPDATE events SET claimed_until = now() + $3 * interval '1 millisecond'
+        WHERE seq IN (SELECT seq FROM events WHERE seq = ANY($2::bigint[]) AND ${UNCLAIMED} FOR UPDATE SKIP LOCKED)
+       RETURNING seq, id, user_id, type
      )
-     SELECT t.id AS event_id, NULL::uuid AS id, NULL::uuid AS webhook_id, NULL AS url, NULL AS secret, NULL AS previous_secret
-       FROM taken t
+     SELECT seq, NULL::uuid AS id, NULL::uuid AS webhook_id, NULL AS url, NULL AS secret, NULL AS previous_secret FROM dropped
      UNION ALL
-     SELECT q.event_id, q.id, ${ENDPOINT_COLUMNS} FROM queued q JOIN webhooks w ON w.id = q.webhook_id`,
-    [read.map(({ seq }) => seq), [...payloads.keys()], [...payloads.values()], leaseMs],
+     SELECT seq, NULL::uuid, NULL::uuid, NULL, NULL, NULL FROM claimed
+     UNION ALL
+     SELECT c.seq, md5(c.id::text || w.id::text)::uuid, ${ENDPOINT_COLUMNS}
+       FROM claimed c JOIN webhooks w ON w.user_id = c.user_id AND w.enabled AND c.type = ANY(w.events)`,
+    [unwanted.map(({ seq }) => seq), wanted.map(({ seq }) => seq), leaseMs],
   );
-  const taken = new Set(rows.flatMap((row) => (row.id === null ? [row.event_id] : [])));
+  const taken = new Set(rows.flatMap((row) => (row.id === null ? [String(row.seq)] : [])));
+  const bySeq = new Map(wanted.map((e) => [e.seq, e.event]));
+  const payloads = new Map<string, string>();
+  const attempts = rows.flatMap(({ seq, id, ...endpoint }): FirstAttempt[] => {
+    const event = id === null ? undefined : bySeq.get(String(seq));
+    if (!event || id === null) return [];
+    const payload = payloads.get(event.id) ?? webhookBody(event);
+    payloads.set(event.id, payload);
+    return [{ ...endpoint, id, attempts: 1, payload, event_id: event.id, event_type: event.type }];
+  });
   return {
-    events: read.flatMap(({ event }) => (taken.has(event.id) ? [event] : [])),
-    deliveries: rows.flatMap(({ id, event_id, ...endpoint }) =>
-      id === null ? [] : [{ ...endpoint, id, attempts: 1, payload: payloads.get(event_id)! }],
-    ),
+    events: read.flatMap(({ seq, event, unpublished }) => (taken.has(seq) && unpublished ? [event] : [])),
+    round: { seqs: wanted.flatMap(({ seq }) => (taken.has(seq) ? [seq] : [])), attempts },
   };
 }
