@@ -8,7 +8,7 @@ import {
   ENDPOINT_COLUMNS,
   firstAttemptsParameters,
   recordDelivered,
-  recordFirstAttempts,
+  firstAttemptsRecorded,
   type ClaimedRound,
   type Delivered,
   type DeliverySender,
@@ -166,7 +166,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
 
   private async recordFirst(attempted: FirstAttempts): Promise<void> {
     if (attempted.seqs.length === 0) return;
-    await this.db.sql.query(`${recordFirstAttempts(1)} SELECT 1`, firstAttemptsParameters(attempted));
+    await this.db.sql.query(`WITH ${firstAttemptsRecorded(1)} SELECT 1`, firstAttemptsParameters(attempted));
   }
 
   private async failed(delivery: DueDelivery, outcome: Extract<Attempt, { ok: false }>): Promise<void> {

@@ -60,13 +60,14 @@ export const recordDelivered = (ids: string, statuses: string): string =>
 /**
  * Takes claimed events out of the outbox and writes their deliveries' rows, each once, with its first attempt's
  * outcome (a row per delivery, never one before its attempt and another after), and ends the failing streaks of
- * the endpoints that succeeded: the opening of a WITH, for the statement that follows; its parameters from
- * `$first` on, as `firstAttemptsParameters` orders them. A delivery whose endpoint was deleted meanwhile is not
- * written; one already written (the same id: made again after its claim lapsed) is not written twice.
+ * the endpoints that succeeded: common table expressions, for a WITH; their parameters from `$first` on, as
+ * `firstAttemptsParameters` orders them (the first, the events' seqs). A delivery whose endpoint was deleted
+ * meanwhile is not written; one already written (the same id: made again after its claim lapsed) is not written
+ * twice.
  */
-export function recordFirstAttempts(first: number): string {
+export function firstAttemptsRecorded(first: number): string {
   const $ = (n: number) => `$${first + n}`;
-  return `WITH taken_out AS (
+  return `taken_out AS (
      DELETE FROM events WHERE seq = ANY(${$(0)}::bigint[])
    ), recorded AS (
      INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, last_attempt_at,
