@@ -34,9 +34,9 @@ const RETENTION = "7 days";
  * row until their outcomes are written, each delivery's row once, in the statement that takes their event out.
  * A round whose attempts all succeeded goes back to the relay, recorded in its next statement (under a stream of
  * writes, one statement a round fewer; recorded here instead once the relay has stopped); one with a failure is
- * recorded here, with its endpoints' failing streaks. Retries, and what another instance left, are claimed from
- * the deliveries' rows (FOR UPDATE SKIP LOCKED, so that several instances never send the same one) by pushing
- * their due time past the attempt: if the instance dies mid-attempt, the delivery falls due again. A failure is
+ * recorded here, with its endpoints' failing streaks. Retries are claimed from the deliveries' rows (FOR UPDATE
+ * SKIP LOCKED, so that several instances never send the same one) by pushing their due time past the attempt: if
+ * the instance dies mid-attempt, the delivery falls due again. A failure is
  * retried after retryBaseMs, then four times longer each time, up to maxAttempts; an endpoint that has failed
  * every attempt for disableAfterMs is disabled, with its reason.
  */
