@@ -4,7 +4,7 @@ import type { Embedder } from "../embeddings/embedder.ts";
 import { ChangeFeed } from "../events/change-feed.ts";
 import { EventRelay } from "../events/event-relay.ts";
 import { DeliveryWorker } from "../webhooks/delivery-worker.ts";
-import type { WebhookBody } from "../webhooks/queue-deliveries.ts";
+import type { WebhookBody } from "../webhooks/take-out.ts";
 import { openEmbedder } from "../embeddings/open.ts";
 import type { Logger } from "../logger.ts";
 import { DuplicateGuard } from "./dedupe.ts";

@@ -4,7 +4,18 @@ import type { WebhookSettings } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import { WakeableLoop } from "../events/wakeable-loop.ts";
-import { ENDPOINT_COLUMNS, recordDelivered, type Delivered, type DeliverySender, type DueDelivery } from "./due-delivery.ts";
+import {
+  ENDPOINT_COLUMNS,
+  firstAttemptsParameters,
+  recordDelivered,
+  firstAttemptsRecorded,
+  type ClaimedRound,
+  type Delivered,
+  type DeliverySender,
+  type DueDelivery,
+  type FirstAttempts,
+  type FirstOutcome,
+} from "./due-delivery.ts";
 import { send, type Attempt } from "./send.ts";
 import { signature } from "./signature.ts";
 
@@ -18,15 +29,16 @@ const LEASE_MARGIN_MS = 5_000;
 const RETENTION = "7 days";
 
 /**
- * Sends queued webhook deliveries, signed as Standard Webhooks has it, and records each outcome. A delivery is
- * claimed (FOR UPDATE SKIP LOCKED, so that several instances never send the same one) by pushing its due time
- * past the attempt: if the instance dies mid-attempt, the delivery falls due again and another attempt is made.
- * First attempts come claimed from the event relay (sendClaimed), queued in the statement that took their
- * event out, and their successes go back to it, recorded in its next statement (under a stream of writes, one
- * statement a round fewer; a success is recorded here instead once the relay has stopped); retries, and what
- * another instance or a crash left, are claimed and recorded here. A failure is retried after
- * retryBaseMs, then four times longer each time, up to maxAttempts; an endpoint that has failed every attempt
- * for disableAfterMs is disabled, with its reason.
+ * Sends webhook deliveries, signed as Standard Webhooks has it, and records each outcome. First attempts come
+ * from the event relay (sendClaimed): their event is claimed in the outbox while they are made, and they have no
+ * row until their outcomes are written, each delivery's row once, in the statement that takes their event out.
+ * A round whose attempts all succeeded goes back to the relay, recorded in its next statement (under a stream of
+ * writes, one statement a round fewer; recorded here instead once the relay has stopped); one with a failure is
+ * recorded here, with its endpoints' failing streaks. Retries are claimed from the deliveries' rows (FOR UPDATE
+ * SKIP LOCKED, so that several instances never send the same one) by pushing their due time past the attempt: if
+ * the instance dies mid-attempt, the delivery falls due again. A failure is
+ * retried after retryBaseMs, then four times longer each time, up to maxAttempts; an endpoint that has failed
+ * every attempt for disableAfterMs is disabled, with its reason.
  */
 export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   // connections kept open between deliveries: a busy endpoint would otherwise cost a TCP (and TLS) handshake each
@@ -35,8 +47,8 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     "https:": new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
   };
   private readonly inFlight = new Set<Promise<void>>();
-  private unrecorded: Delivered[] = [];
-  private deliveredListener: () => void = () => {};
+  private unrecorded: FirstAttempts = { seqs: [], outcomes: [] };
+  private attemptedListener: () => void = () => {};
   readonly leaseMs: number;
 
   constructor(
@@ -52,21 +64,39 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   override async stop(): Promise<void> {
     await super.stop();
     await Promise.all(this.inFlight);
-    await this.delivered(this.takeDelivered()).catch((error: unknown) =>
+    await this.recordFirst(this.takeRecordable()).catch((error: unknown) =>
       this.logger.warn({ err: error }, "could not record webhook deliveries; they are sent again after a restart"),
     );
     for (const agent of Object.values(this.agents)) agent.destroy();
   }
 
-  sendClaimed(deliveries: DueDelivery[]): void {
-    const sending = this.sendAll(deliveries, async (done) => {
-      if (done.length === 0) return;
-      this.unrecorded.push(...done);
-      this.deliveredListener();
-    })
-      .catch((error: unknown) => this.logger.warn({ err: error }, "could not record webhook deliveries; they are retried"))
+  sendClaimed(round: ClaimedRound): void {
+    const sending = this.sendFirst(round)
+      .catch((error: unknown) => this.logger.warn({ err: error }, "could not record webhook deliveries; they are made again"))
       .finally(() => this.inFlight.delete(sending));
     this.inFlight.add(sending);
+  }
+
+  /** A round's first attempts, at once: all successful, handed to the relay; with a failure, recorded here. */
+  private async sendFirst({ seqs, attempts }: ClaimedRound): Promise<void> {
+    const { maxAttempts, retryBaseMs } = this.settings;
+    const outcomes = await Promise.all(
+      attempts.map(async (attempt): Promise<FirstOutcome> => {
+        const outcome = await this.attempt(attempt);
+        if (outcome.ok) return { attempt, status: "delivered", responseStatus: outcome.status, error: null, retryMs: 0 };
+        const status = maxAttempts <= 1 ? "failed" : "pending";
+        return { attempt, status, responseStatus: outcome.status, error: outcome.error, retryMs: retryBaseMs };
+      }),
+    );
+    const failures = outcomes.flatMap(({ attempt, error }) => (error === null ? [] : [{ webhookId: attempt.webhook_id, error }]));
+    if (failures.length === 0) {
+      this.unrecorded.seqs.push(...seqs);
+      this.unrecorded.outcomes.push(...outcomes);
+      this.attemptedListener();
+      return;
+    }
+    await this.recordFirst({ seqs, outcomes });
+    for (const { webhookId, error } of failures) await this.endpointFailed(webhookId, error);
   }
 
   protected async work(): Promise<number> {
@@ -85,7 +115,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
           [CLAIM_LIMIT, this.leaseMs],
         );
         found += due.length;
-        await this.sendAll(due, (done) => this.delivered(done));
+        await this.sendAll(due);
       } while (due.length === CLAIM_LIMIT && !this.stopped);
     } catch (error) {
       this.logger.warn({ err: error }, "could not send webhook deliveries; retrying shortly");
@@ -93,24 +123,25 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     return found;
   }
 
-  onDelivered(listener: () => void): void {
-    this.deliveredListener = listener;
+  onAttempted(listener: () => void): void {
+    this.attemptedListener = listener;
   }
 
-  takeDelivered(): Delivered[] {
+  takeRecordable(): FirstAttempts {
     const taken = this.unrecorded;
-    this.unrecorded = [];
+    this.unrecorded = { seqs: [], outcomes: [] };
     return taken;
   }
 
-  returnDelivered(delivered: Delivered[]): void {
-    this.unrecorded.unshift(...delivered);
+  returnRecordable({ seqs, outcomes }: FirstAttempts): void {
+    this.unrecorded.seqs.unshift(...seqs);
+    this.unrecorded.outcomes.unshift(...outcomes);
   }
 
-  /** Sends claimed deliveries at once and records their outcomes: the successes together, by `record`. */
-  private async sendAll(due: DueDelivery[], record: (done: Delivered[]) => Promise<void>): Promise<void> {
+  /** Sends claimed retries at once and records their outcomes: the successes together. */
+  private async sendAll(due: DueDelivery[]): Promise<void> {
     const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await this.attempt(delivery) })));
-    await record(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ id: delivery.id, status: outcome.status }] : [])));
+    await this.delivered(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ id: delivery.id, status: outcome.status }] : [])));
     for (const { delivery, outcome } of outcomes) if (!outcome.ok) await this.failed(delivery, outcome);
   }
 
@@ -133,8 +164,13 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     await this.db.sql.query(`${recordDelivered("$1", "$2")} SELECT 1`, [done.map(({ id }) => id), done.map(({ status }) => status)]);
   }
 
+  private async recordFirst(attempted: FirstAttempts): Promise<void> {
+    if (attempted.seqs.length === 0) return;
+    await this.db.sql.query(`WITH ${firstAttemptsRecorded(1)} SELECT 1`, firstAttemptsParameters(attempted));
+  }
+
   private async failed(delivery: DueDelivery, outcome: Extract<Attempt, { ok: false }>): Promise<void> {
-    const { maxAttempts, retryBaseMs, disableAfterMs } = this.settings;
+    const { maxAttempts, retryBaseMs } = this.settings;
     const last = delivery.attempts >= maxAttempts;
     await this.db.sql.query(
       `UPDATE webhook_deliveries
@@ -143,23 +179,28 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
         WHERE id = $1::uuid`,
       [delivery.id, last ? "failed" : "pending", retryBaseMs * 4 ** (delivery.attempts - 1), outcome.status, outcome.error],
     );
+    await this.endpointFailed(delivery.webhook_id, outcome.error);
+  }
+
+  /** Starts or extends the endpoint's failing streak, and disables it once the streak has lasted disableAfterMs. */
+  private async endpointFailed(webhookId: string, error: string): Promise<void> {
     const [endpoint] = await this.db.sql.query<{ failing_since: Date | string }>(
       "UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = $1::uuid RETURNING failing_since",
-      [delivery.webhook_id],
+      [webhookId],
     );
-    if (!endpoint || Date.now() - new Date(endpoint.failing_since).getTime() < disableAfterMs) return;
+    if (!endpoint || Date.now() - new Date(endpoint.failing_since).getTime() < this.settings.disableAfterMs) return;
     const since = new Date(endpoint.failing_since).toISOString();
     const [disabled] = await this.db.sql.query<{ id: string }>(
       "UPDATE webhooks SET enabled = false, disabled_reason = $2 WHERE id = $1::uuid AND enabled RETURNING id",
-      [delivery.webhook_id, `every attempt since ${since} failed (the last: ${outcome.error})`],
+      [webhookId, `every attempt since ${since} failed (the last: ${error})`],
     );
     if (disabled) {
       await this.db.sql.query(
         `UPDATE webhook_deliveries SET status = 'failed', last_error = 'the endpoint was disabled'
           WHERE webhook_id = $1::uuid AND status = 'pending'`,
-        [delivery.webhook_id],
+        [webhookId],
       );
-      this.logger.warn({ webhookId: delivery.webhook_id }, "webhook disabled after failing for too long");
+      this.logger.warn({ webhookId }, "webhook disabled after failing for too long");
     }
   }
 

@@ -11,6 +11,12 @@ export interface DueDelivery {
   previous_secret: string | null;
 }
 
+/** A delivery's first attempt: no row yet (its event, claimed in the outbox, stands for it until it is recorded). */
+export interface FirstAttempt extends DueDelivery {
+  event_id: string;
+  event_type: string;
+}
+
 /** The endpoint's columns of a DueDelivery, from `webhooks w`. */
 export const ENDPOINT_COLUMNS =
   "w.id AS webhook_id, w.url, w.secret, CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret";
@@ -19,6 +25,22 @@ export const ENDPOINT_COLUMNS =
 export interface Delivered {
   id: string;
   status: number;
+}
+
+/** A first attempt's outcome, as its delivery's row is written. */
+export interface FirstOutcome {
+  attempt: FirstAttempt;
+  status: "delivered" | "pending" | "failed";
+  responseStatus: number | null;
+  error: string | null;
+  /** When a pending delivery is retried, from now. */
+  retryMs: number;
+}
+
+/** Claimed events whose first attempts have all been made: to take out of the outbox, their outcomes recorded. */
+export interface FirstAttempts {
+  seqs: string[];
+  outcomes: FirstOutcome[];
 }
 
 /**
@@ -36,17 +58,69 @@ export const recordDelivered = (ids: string, statuses: string): string =>
    )`;
 
 /**
- * Where the event relay hands the deliveries it queued, claimed for their first attempt (the DeliveryWorker),
- * and from where it takes their successes to record in its next statement.
+ * Takes claimed events out of the outbox and writes their deliveries' rows, each once, with its first attempt's
+ * outcome (a row per delivery, never one before its attempt and another after), and ends the failing streaks of
+ * the endpoints that succeeded: common table expressions, for a WITH; their parameters from `$first` on, as
+ * `firstAttemptsParameters` orders them (the first, the events' seqs). A delivery whose endpoint was deleted
+ * meanwhile is not written; one already written (the same id: made again after its claim lapsed) is not written
+ * twice.
+ */
+export function firstAttemptsRecorded(first: number): string {
+  const $ = (n: number) => `$${first + n}`;
+  return `taken_out AS (
+     DELETE FROM events WHERE seq = ANY(${$(0)}::bigint[])
+   ), recorded AS (
+     INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, last_attempt_at,
+                                     next_attempt_at, response_status, last_error, delivered_at)
+     SELECT r.id, r.webhook_id, r.event_id, r.event_type, r.payload, r.status::webhook_delivery_status, 1, now(),
+            now() + r.retry_ms * interval '1 millisecond', r.response_status, r.last_error,
+            CASE WHEN r.status = 'delivered' THEN now() END
+       FROM unnest(${$(1)}::uuid[], ${$(2)}::uuid[], ${$(3)}::uuid[], ${$(4)}::text[], ${$(5)}::text[], ${$(6)}::text[],
+                   ${$(7)}::int[], ${$(8)}::text[], ${$(9)}::float8[])
+            AS r(id, webhook_id, event_id, event_type, payload, status, response_status, last_error, retry_ms)
+       JOIN webhooks w ON w.id = r.webhook_id
+     ON CONFLICT (id) DO NOTHING
+     RETURNING webhook_id, status
+   ), healed AS (
+     UPDATE webhooks SET failing_since = NULL
+      WHERE id IN (SELECT webhook_id FROM recorded WHERE status = 'delivered') AND failing_since IS NOT NULL
+   )`;
+}
+
+export function firstAttemptsParameters({ seqs, outcomes }: FirstAttempts): unknown[] {
+  const column = <T>(of: (outcome: FirstOutcome) => T) => outcomes.map(of);
+  return [
+    seqs,
+    column((o) => o.attempt.id),
+    column((o) => o.attempt.webhook_id),
+    column((o) => o.attempt.event_id),
+    column((o) => o.attempt.event_type),
+    column((o) => o.attempt.payload),
+    column((o) => o.status),
+    column((o) => o.responseStatus),
+    column((o) => o.error),
+    column((o) => o.retryMs),
+  ];
+}
+
+/** Claimed events, and their deliveries' first attempts: a round of the event relay's, for the sender to make. */
+export interface ClaimedRound {
+  seqs: string[];
+  attempts: FirstAttempt[];
+}
+
+/**
+ * Where the event relay hands the events it claimed for webhook endpoints (the DeliveryWorker), and from where
+ * it takes their first attempts' outcomes to record in its next statement.
  */
 export interface DeliverySender {
-  /** How long a claimed attempt may take before it counts as lost (and is made again). */
+  /** How long a claimed event's attempts may take before the claim lapses (and they are made again). */
   readonly leaseMs: number;
-  sendClaimed(deliveries: DueDelivery[]): void;
-  /** Called whenever first attempts have succeeded, for the relay to record them (`takeDelivered`). */
-  onDelivered(listener: () => void): void;
-  /** The successful first attempts not recorded yet, now the caller's to record. */
-  takeDelivered(): Delivered[];
+  sendClaimed(round: ClaimedRound): void;
+  /** Called whenever a round's first attempts have all been made, for the relay to record them (`takeRecordable`). */
+  onAttempted(listener: () => void): void;
+  /** The rounds attempted and not recorded yet, now the caller's to record. */
+  takeRecordable(): FirstAttempts;
   /** Those the caller could not record after all: recorded later. */
-  returnDelivered(delivered: Delivered[]): void;
+  returnRecordable(attempted: FirstAttempts): void;
 }

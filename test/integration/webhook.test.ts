@@ -270,7 +270,7 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
         else if (i % 10 === 4) await api.delete(`/api/v1/memories/${memories.shift()}`);
         else await api.delete(`/api/v1/threads/${threads.shift()}?delete_memories=true`);
       }
-      // the outbox empty: every event taken out, published, and its delivery queued in that transaction
+      // the outbox empty: every event published, its deliveries attempted and their rows written as it was taken out
       const left = () =>
         suite.server.app.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE user_id = $1::uuid", [who.userId]);
       for (let waited = 0; waited < 10_000 && (await left())[0]!.n > 0; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -286,6 +286,14 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       const created = bodies.find((b) => b.type === "memory.created")!;
       expect(created.data).toMatchObject({ content: expect.any(String), tags: [], is_archived: false, thread_id: expect.any(String) });
       expect(bodies.find((b) => b.type === "memory.deleted")!.data).toEqual({ id: expect.any(String) });
+      // each delivery's row says what its one attempt did; nothing is left in the outbox
+      const rows = await suite.server.app.db.sql.query<{ id: string; status: string; attempts: number }>(
+        "SELECT d.id, d.status, d.attempts FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.user_id = $1::uuid",
+        [who.userId],
+      );
+      expect(rows.map((row) => row.id).sort()).toEqual(hook.accepted.map((d) => d.headers["webhook-id"]).sort());
+      expect(rows.every((row) => row.status === "delivered" && row.attempts === 1)).toBe(true);
+      expect((await left())[0]!.n).toBe(0);
     });
 
     it("sends only the event types asked for", async () => {

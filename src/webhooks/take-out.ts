@@ -1,0 +1,113 @@
+import type { Sql } from "../db/database.ts";
+import type { JsonObject } from "../domain/json.ts";
+import type { ChangeEvent, EventType } from "../events/change-event.ts";
+import { ENDPOINT_COLUMNS, firstAttemptsParameters, firstAttemptsRecorded, type ClaimedRound, type DueDelivery, type FirstAttempt, type FirstAttempts } from "./due-delivery.ts";
+
+/**
+ * The body of an event's deliveries. Given by the composition root (rest/webhook-body.ts): the payload shows
+ * the object as the REST API does, a shape this layer does not know.
+ */
+export type WebhookBody = (event: ChangeEvent) => string;
+
+/** What `takeOut` took: the events now this instance's to publish, and the first attempts of their deliveries. */
+export interface TakenOut {
+  /** How many events it took (published now or earlier). */
+  found: number;
+  events: ChangeEvent[];
+  round: ClaimedRound;
+}
+
+/** An event taken. */
+interface EventRow {
+  seq: string | bigint;
+  id: string;
+  type: EventType;
+  user_id: string;
+  object_id: string;
+  thread_id: string | null;
+  data: JsonObject | null;
+  created_at: Date | string;
+  /** False when an earlier claim of it lapsed: it was published then. */
+  unpublished: boolean;
+  /** Kept in the outbox for its deliveries' first attempts (rather than taken out). */
+  claimed: boolean;
+  delivery_id: null;
+}
+
+/** A delivery of a claimed event (`id`), to one endpoint. */
+interface DeliveryRow extends Omit<DueDelivery, "id" | "payload" | "attempts"> {
+  id: string;
+  delivery_id: string;
+}
+
+const isEventRow = (row: EventRow | DeliveryRow): row is EventRow => row.delivery_id === null;
+
+// events no instance is making attempts for: never claimed, or their claim lapsed
+const UNCLAIMED = "(e.claimed_until IS NULL OR e.claimed_until < now())";
+
+/**
+ * One round of the event relay, in one statement (on the embedded database the API's writes wait for each): the
+ * outbox's first `limit` events that no instance is making attempts for (another instance's are skipped: FOR
+ * UPDATE SKIP LOCKED) are taken. An event that no enabled endpoint of its user wants leaves the outbox; one that
+ * an endpoint wants is claimed for `leaseMs` instead, and stays there, the durable mark of its deliveries, until
+ * their first attempts' outcomes are written (`recordable`, the rounds attempted since, in the same statement).
+ * If this instance dies first, the claim lapses and the attempts are made again, under the same delivery ids
+ * (made from the event's and the endpoint's). Each body is made once per event, whatever the number of endpoints.
+ */
+export async function takeOut(
+  sql: Sql,
+  recordable: FirstAttempts,
+  { limit, leaseMs, webhookBody }: { limit: number; leaseMs: number; webhookBody: WebhookBody },
+): Promise<TakenOut> {
+  const recording = recordable.seqs.length > 0;
+  const rows = await sql.query<EventRow | DeliveryRow>(
+    `WITH ${recording ? `${firstAttemptsRecorded(3)},` : ""} picked AS (
+       SELECT e.seq, e.claimed_until IS NULL AS unpublished,
+              EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = e.user_id AND w.enabled AND e.type = ANY(w.events)) AS wanted
+         FROM events e
+        WHERE ${UNCLAIMED} ${recording ? "AND e.seq <> ALL($3::bigint[])" : ""}
+        ORDER BY e.seq LIMIT $1 FOR UPDATE OF e SKIP LOCKED
+     ), dropped AS (
+       DELETE FROM events e USING picked p WHERE e.seq = p.seq AND NOT p.wanted
+       RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, false AS claimed
+     ), claimed AS (
+       UPDATE events e SET claimed_until = now() + $2 * interval '1 millisecond' FROM picked p WHERE e.seq = p.seq AND p.wanted
+       RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, true AS claimed
+     ), taken AS (
+       SELECT * FROM dropped UNION ALL SELECT * FROM claimed
+     )
+     SELECT t.*, NULL::uuid AS delivery_id, NULL::uuid AS webhook_id, NULL AS url, NULL AS secret, NULL AS previous_secret FROM taken t
+     UNION ALL
+     SELECT NULL, c.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, md5(c.id::text || w.id::text)::uuid, ${ENDPOINT_COLUMNS}
+       FROM claimed c JOIN webhooks w ON w.user_id = c.user_id AND w.enabled AND c.type = ANY(w.events)`,
+    [limit, leaseMs, ...(recording ? firstAttemptsParameters(recordable) : [])],
+  );
+  const taken = rows.filter(isEventRow).sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+  const events = new Map(taken.map((row) => [row.id, eventOf(row)]));
+  const payloads = new Map<string, string>();
+  const attempts = rows.flatMap((row): FirstAttempt[] => {
+    const event = events.get(row.id);
+    if (isEventRow(row) || !event) return [];
+    const { id, delivery_id, webhook_id, url, secret, previous_secret } = row;
+    const payload = payloads.get(id) ?? webhookBody(event);
+    payloads.set(id, payload);
+    return [{ id: delivery_id, webhook_id, url, secret, previous_secret, attempts: 1, payload, event_id: id, event_type: event.type }];
+  });
+  return {
+    found: taken.length,
+    events: taken.flatMap((row) => (row.unpublished ? [eventOf(row)] : [])),
+    round: { seqs: taken.flatMap((row) => (row.claimed ? [String(row.seq)] : [])), attempts },
+  };
+}
+
+function eventOf(row: EventRow): ChangeEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    userId: row.user_id,
+    objectId: row.object_id,
+    threadId: row.thread_id,
+    timestamp: new Date(row.created_at).toISOString(),
+    data: row.data,
+  };
+}
