@@ -7,7 +7,8 @@
 // gives back the heap a load grew only some 30-60 s later, after its next collections, so that reading is the
 // one the targets are checked against. The peak column is the process' high-water mark so far, under the load too. A bare node:http server's resident memory is printed beside it, as the floor any Node.js
 // service starts from. Targets (issue 14): at most 400 MB after start, 600 MB with 100 000 memories, and a data
-// directory of at most 500 MB with 100 000 short memories.
+// directory of at most 500 MB with 100 000 short memories. Then where the data directory's bytes are: the largest
+// relations (table and index each) and the files of the vector index.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { lstatSync, readdirSync } from "node:fs";
@@ -18,6 +19,7 @@ import { intList, positiveInt } from "./lib/args.ts";
 import { vectorsLanded } from "./lib/backlog.ts";
 import { BenchClient, progress } from "./lib/client.ts";
 import { generateMemories } from "./lib/corpus.ts";
+import { openPGlite } from "../src/db/pglite.ts";
 import { machineLine } from "./lib/machine.ts";
 import { memoryOf } from "./lib/process-memory.ts";
 import { removeDataDir, startBenchServer } from "./lib/server.ts";
@@ -44,6 +46,28 @@ function diskBytes(path: string): number {
   const stats = lstatSync(path);
   const own = stats.blocks * 512;
   return stats.isDirectory() ? own + readdirSync(path).reduce((sum, name) => sum + diskBytes(join(path, name)), 0) : own;
+}
+
+/** Relations of at least 1 MB and the vector index's files, largest first, in MB. */
+async function breakdown(dataDir: string): Promise<Cell[][]> {
+  const db = await openPGlite(dataDir);
+  try {
+    const relations = await db.sql.query<{ name: string; bytes: string }>(
+      `SELECT c.relname AS name, pg_relation_size(c.oid) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND pg_relation_size(c.oid) >= $1 ORDER BY 2 DESC`,
+      [MB],
+    );
+    const vectorsDir = join(dataDir, "vectors");
+    const files = readdirSync(vectorsDir, { recursive: true, encoding: "utf8" })
+      .filter((name) => !lstatSync(join(vectorsDir, name)).isDirectory())
+      .map((name) => ({ name: `vectors/…${name.replace(/^.*[0-9a-f-]{36}/, "")}`, bytes: diskBytes(join(vectorsDir, name)) }))
+      .filter(({ bytes }) => bytes >= MB);
+    return [...relations.map(({ name, bytes }) => ({ name, bytes: Number(bytes) })), ...files]
+      .sort((a, b) => b.bytes - a.bytes)
+      .map(({ name, bytes }) => [name, bytes / MB]);
+  } finally {
+    await db.close();
+  }
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, settleMs));
@@ -80,6 +104,7 @@ const count = (n: number) => n.toLocaleString("en-US");
 const server = await startBenchServer({ EMBEDDER: values.embedder! }, { keepData: true, entry: "built" });
 let afterStart = NaN;
 let full = { rss: NaN, disk: NaN };
+let sizes: Cell[][] = [];
 const measureRow = (label: string, memories: number, pid: number) => {
   const { rss, peak } = memoryOf(pid);
   const disk = diskBytes(server.dataDir) / MB;
@@ -115,12 +140,15 @@ try {
     restarted.child.kill("SIGTERM");
     await restarted.exited;
   }
+  sizes = await breakdown(server.dataDir);
 } finally {
   await server.stop().catch(() => {});
   removeDataDir(server.dataDir);
 }
 
 printTable(["state", "memories", "RSS MB", "peak RSS MB", "data dir MB", "of which pg_wal", "of which vectors"], rows);
+console.log();
+printTable(["in the data directory at the end (≥ 1 MB)", "MB"], sizes);
 console.log();
 console.log(verdict(`RSS after start ≤ ${TARGETS.startMb} MB`, afterStart <= TARGETS.startMb, `${Math.round(afterStart)} MB`));
 if (total >= TARGETS.at) {

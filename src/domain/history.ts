@@ -23,6 +23,19 @@ export interface MemoryVersion {
   after: JsonObject | null;
 }
 
+/** A version with its key and, for its `after`, the memory as it is now. */
+const VERSIONS = `FROM memory_versions v LEFT JOIN api_keys k ON k.id = v.key_id AND k.user_id = v.user_id
+                    LEFT JOIN memories m ON m.id = v.memory_id AND m.user_id = v.user_id`;
+/**
+ * A version's `after`, over VERSIONS and a window `w` of the memory's versions in order: rows written since the
+ * memory_versions_after_derived migration do not store it, as it is the next version's `before`, or for the newest
+ * the memory now (every change the API shows writes a version); rows written before hold theirs.
+ */
+const AFTER = `CASE WHEN v.action = 'deleted' THEN NULL
+                    WHEN v.after IS NOT NULL THEN v.after
+                    WHEN lead(v.version) OVER w IS NOT NULL THEN lead(v.before) OVER w
+                    WHEN m.id IS NOT NULL THEN memory_event_data(m) END`;
+
 interface VersionRow extends Omit<MemoryVersion, "version"> {
   version: number | bigint;
   total: number | bigint;
@@ -50,10 +63,11 @@ export class HistoryService {
     const page = checkPage(limit, offset, DEFAULT_HISTORY_LIMIT);
     if (!isUuid(memoryId)) return pageOf([], 0, page);
     const rows = await this.db.sql.query<VersionRow>(
-      `SELECT v.version, v.action, v.changed_at AS "changedAt", v.key_id AS "keyId", k.name AS "keyName", v.before, v.after,
+      `SELECT v.version, v.action, v.changed_at AS "changedAt", v.key_id AS "keyId", k.name AS "keyName", v.before, ${AFTER} AS after,
               count(*) OVER () AS total
-         FROM memory_versions v LEFT JOIN api_keys k ON k.id = v.key_id AND k.user_id = v.user_id
+         ${VERSIONS}
         WHERE v.memory_id = $1::uuid AND v.user_id = $2::uuid
+       WINDOW w AS (PARTITION BY v.memory_id ORDER BY v.version)
         ORDER BY v.version DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
       [memoryId.toLowerCase(), principal.userId],
     );
@@ -69,9 +83,10 @@ export class HistoryService {
   async versionsOf(userId: string, memoryIds: readonly string[]): Promise<Map<string, MemoryVersion[]>> {
     const rows = await this.db.sql.query<Omit<VersionRow, "total"> & { memoryId: string }>(
       `SELECT v.memory_id AS "memoryId", v.version, v.action, v.changed_at AS "changedAt", v.key_id AS "keyId",
-              k.name AS "keyName", v.before, v.after
-         FROM memory_versions v LEFT JOIN api_keys k ON k.id = v.key_id AND k.user_id = v.user_id
+              k.name AS "keyName", v.before, ${AFTER} AS after
+         ${VERSIONS}
         WHERE v.memory_id = ANY($1::uuid[]) AND v.user_id = $2::uuid
+       WINDOW w AS (PARTITION BY v.memory_id ORDER BY v.version)
         ORDER BY v.memory_id, v.version`,
       [memoryIds, userId],
     );

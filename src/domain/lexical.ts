@@ -244,9 +244,12 @@ export async function searchWords(db: Database, userId: string, query: string, l
     `WITH q AS (SELECT unnest($2::text[]) AS term), ${STATS},
           w AS (SELECT sum(ln(1 + (n.n - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5)))::float8 AS weight
                   FROM q LEFT JOIN df USING (term) CROSS JOIN n),
+          -- from q, whose size the planner knows, rather than from df alone (a materialized CTE, planned as if it
+          -- held every term of the user's): PostgreSQL then looks the query's terms up instead of reading all
+          -- of memory_terms (at 100 000 memories, 350 -> 100-160 ms for three common words, 300 -> 20 ms for rare ones)
           scored AS (
             SELECT t.memory_id AS id, sum(${IDF} * t.tf * ($3::float8 + 1) / (t.tf + $3::float8)) AS score
-              FROM memory_terms t JOIN df USING (term) CROSS JOIN n
+              FROM q JOIN memory_terms t USING (term) JOIN df USING (term) CROSS JOIN n
              WHERE t.user_id = $1::uuid
              GROUP BY t.memory_id ORDER BY score DESC, t.memory_id LIMIT $4)
      SELECT w.weight, s.id, s.score

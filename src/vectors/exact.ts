@@ -51,7 +51,7 @@ export class ExactIndex implements VectorIndex {
         params.push(last.at, last.id);
         after = `AND (created_at, id) < ($${n + 1}::timestamptz, $${n + 2}::uuid)`;
       }
-      // newest first, along the (user_id, created_at DESC, id DESC) index that lists use; expired memories (the
+      // newest first, along the (user_id, created_at, id) index that lists read backwards; expired memories (the
       // domain's unexpiredSql, which this layer cannot import) take no place among the best
       const rows = await this.sql.query<Row>(
         `SELECT id, embedding, created_at::text AS at FROM memories

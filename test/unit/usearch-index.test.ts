@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -142,6 +142,32 @@ describe("UsearchIndex", () => {
     await expectTrueNearest(reopened, live, random);
     const versions = new Map([...live.values(), ...others].map((p) => [p.id, p.version]));
     expect(reopened.reconcile(EMBEDDER, versions)).toEqual({ stale: [], extra: [] });
+    await reopened.close();
+  });
+
+  it("loads a partition whose payloads were saved as objects, as saves before the rows' form wrote them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
+    dirs.push(dir);
+    const random = rng(11);
+    const index = (await UsearchIndex.open(dir, silent))!;
+    await index.ensure(EMBEDDER, DIMENSIONS);
+    const points = Array.from({ length: 400 }, (_, i) => point(random, i));
+    await index.upsert(EMBEDDER, points);
+    await index.close();
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".json"));
+    expect(files).toHaveLength(1);
+    const file = join(dir, files[0]!);
+    type Row = [number, string, number, string | null, string[], string | null, boolean, number];
+    const rows = JSON.parse(readFileSync(file, "utf8")) as Row[];
+    const objects = rows.map(([key, id, version, type, tags, threadId, isArchived, createdAt]) => [
+      key,
+      { id, version, type, tags, threadId, isArchived, createdAt },
+    ]);
+    writeFileSync(file, JSON.stringify(objects));
+    const reopened = (await UsearchIndex.open(dir, silent))!;
+    await reopened.ensure(EMBEDDER, DIMENSIONS);
+    expect(await reopened.count(EMBEDDER)).toBe(points.length);
+    await expectTrueNearest(reopened, new Map(points.map((p) => [p.id, p])), random);
     await reopened.close();
   });
 
