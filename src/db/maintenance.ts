@@ -15,11 +15,10 @@ const VACUUM: Threshold = { rows: 50, share: 0.2 };
 const INSERT_VACUUM: Threshold = { rows: 1_000, share: 0.2 };
 /**
  * Single-user PostgreSQL has no checkpointer either: without a checkpoint no WAL segment can go, and pg_wal grew
- * to 720 MB at 100 000 memories (64 MB after the checkpoint of a clean stop). Checkpointing at half of
- * max_wal_size (pglite.ts) keeps it near that size: 32 MB, where checkpoints every 32 MB kept 64 MB of segments
- * (bench:footprint, 30 000 memories; loading no slower within the bench's noise).
+ * to 720 MB at 100 000 memories (64 MB after the checkpoint of a clean stop). Checkpointing once half of
+ * max_wal_size (pglite.ts) was written since the last one keeps pg_wal near max_wal_size.
  */
-export const CHECKPOINT_WAL_BYTES = 16 * 1024 * 1024;
+const CHECKPOINT_SHARE_OF_MAX_WAL = 0.5;
 /**
  * Each statement holds the server's thread (the database runs in it): ANALYZE or VACUUM of a 10 000-memory table
  * takes 50-200 ms. A round ends once it has taken this long, the most overdue tables first; the rest wait for the
@@ -60,15 +59,17 @@ export interface TableStats {
 export function startMaintenance(
   sql: Sql,
   logger: Logger,
-  { checkEveryMs = CHECK_EVERY_MS, checkpointWalBytes = CHECKPOINT_WAL_BYTES } = {},
+  { checkEveryMs = CHECK_EVERY_MS } = {},
 ): { stop(): Promise<void> } {
   let running: Promise<void> | undefined;
   const check = async () => {
     try {
-      const [wal] = await sql.query<{ bytes: number }>(
-        "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::float8 AS bytes FROM pg_control_checkpoint()",
+      const [wal] = await sql.query<{ bytes: number; max: number }>(
+        `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::float8 AS bytes,
+                pg_size_bytes(current_setting('max_wal_size'))::float8 AS max
+           FROM pg_control_checkpoint()`,
       );
-      if (wal && wal.bytes > checkpointWalBytes) {
+      if (wal && wal.bytes > wal.max * CHECKPOINT_SHARE_OF_MAX_WAL) {
         const started = performance.now();
         await sql.exec("CHECKPOINT");
         logger.debug({ walBytes: wal.bytes, ms: Math.round(performance.now() - started) }, "checkpointed the embedded database");

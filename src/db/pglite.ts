@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PrismaPGlite } from "pglite-prisma-adapter";
@@ -54,14 +56,36 @@ export interface PGliteOptions {
 }
 
 /**
+ * The WAL segment size new databases are made with. initdb's default, 16 MB, makes pg_wal at least 32 MB (two
+ * segments) whatever the settings below say; 1 MB segments let a checkpoint leave a few MB.
+ */
+const NEW_WAL_SEGMENT_MB = 1;
+const INITDB_PARAMS = [`--wal-segsize=${NEW_WAL_SEGMENT_MB}`];
+
+/**
+ * The segment size of the database in `dataDir`: every file in pg_wal named as a segment has that size. A
+ * database made before NEW_WAL_SEGMENT_MB has 16 MB segments, and PostgreSQL refuses to start when min_wal_size
+ * or max_wal_size is under two segments, so the WAL settings follow the database.
+ */
+function walSegmentMb(dataDir: string): number {
+  const walDir = join(dataDir, "pg_wal");
+  const segment = existsSync(walDir) ? readdirSync(walDir).find((name) => /^[0-9A-F]{24}$/.test(name)) : undefined;
+  return segment ? statSync(join(walDir, segment)).size / (1024 * 1024) : NEW_WAL_SEGMENT_MB;
+}
+
+/**
  * What the embedded PostgreSQL runs with, beyond PGlite's own start parameters. initdb's defaults are a server's:
  * 128 MB of shared_buffers, which the process holds as soon as they are touched (PGlite reads pages through the
  * OS's file cache, so a smaller pool costs a copy, not a disk read), and up to 1 GB of WAL before a checkpoint
- * (half the data directory at 100 000 memories). The service checkpoints itself (maintenance.ts); the WAL
- * segments a checkpoint keeps for reuse are bounded by max_wal_size: 32 MB, two segments, where 64 MB kept four.
+ * (half the data directory at 100 000 memories). The service checkpoints itself at half of max_wal_size
+ * (maintenance.ts); the segments a checkpoint keeps for reuse are at least min_wal_size and at most max_wal_size.
  */
-function startParams({ sharedBuffersMb = 32 }: PGliteOptions): string[] {
-  const settings = { shared_buffers: `${sharedBuffersMb}MB`, max_wal_size: "32MB", min_wal_size: "32MB" };
+function startParams({ sharedBuffersMb = 32 }: PGliteOptions, walSegmentMb: number): string[] {
+  const settings = {
+    shared_buffers: `${sharedBuffersMb}MB`,
+    max_wal_size: `${Math.max(8, 2 * walSegmentMb)}MB`,
+    min_wal_size: `${2 * walSegmentMb}MB`,
+  };
   return [...PGlite.defaultStartParams, ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
 }
 
@@ -76,7 +100,9 @@ export async function openPGlite(dataDir: string, logger?: Logger, options: PGli
       ...(inMemory ? {} : { fs: new OwnerOnlyNodeFS(dataDir) }),
       ...(template ? { loadDataDir: template } : {}),
       extensions: { vector },
-      startParams: startParams(options),
+      initDbStartParams: INITDB_PARAMS,
+      // an in-memory database is made by this build (from its snapshot, or by initdb)
+      startParams: startParams(options, inMemory ? NEW_WAL_SEGMENT_MB : walSegmentMb(dataDir)),
       ...byteaCodec,
     });
     const sql = sqlOf(pglite);
@@ -103,7 +129,12 @@ export async function openPGlite(dataDir: string, logger?: Logger, options: PGli
  */
 export async function buildTemplate(): Promise<void> {
   const dataDir = emptyTemplateDir();
-  const pglite = await PGlite.create({ dataDir, fs: new OwnerOnlyNodeFS(dataDir), extensions: { vector } });
+  const pglite = await PGlite.create({
+    dataDir,
+    fs: new OwnerOnlyNodeFS(dataDir),
+    extensions: { vector },
+    initDbStartParams: INITDB_PARAMS,
+  });
   try {
     await migrate(sqlOf(pglite));
     const snapshot = await pglite.dumpDataDir("gzip");
