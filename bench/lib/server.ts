@@ -62,7 +62,7 @@ export async function startBenchServer(env: Record<string, string> = {}, options
     const user = options.user ?? `bench-${Date.now()}@example.com`;
     const created = await npmRun("keys", ["create", "--user", user, "--name", "bench", "--json"], settings);
     if (created.code !== 0) throw new Error(`could not create a key: ${created.stderr}`);
-    const server = await startServerProcess(settings, options.entry, inspection());
+    const server = await startServerProcess(settings, options.entry ?? "source", inspection());
     return {
       url: server.url,
       key: (JSON.parse(created.stdout) as { key: string }).key,

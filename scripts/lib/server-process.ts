@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { once } from "node:events";
 import { dirname, join } from "node:path";
@@ -53,6 +53,29 @@ export async function freePort(): Promise<number> {
 /** How to run the server: its TypeScript sources (`npm run dev`), or the build in dist/server (`npm start`). */
 export type ServerEntry = "source" | "built";
 
+const BUILT_SERVER = join(root, "dist", "server", "main.mjs");
+
+/** The newest modification time of the files under `dir`. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+let builtChecked = false;
+
+/** A build older than the sources would test code that is no longer there: refused, with what to run. */
+function assertBuildCurrent(): void {
+  if (builtChecked) return;
+  const built = existsSync(BUILT_SERVER) ? statSync(BUILT_SERVER).mtimeMs : 0;
+  if (built < newestMtime(join(root, "src"))) {
+    throw new Error("dist/server/main.mjs is older than src/: run `node scripts/bundle-server.mjs` (npm test does)");
+  }
+  builtChecked = true;
+}
+
 const ENTRY_ARGS: Record<ServerEntry, string[]> = {
   source: ["--import", "tsx", "src/main.ts"],
   built: ["dist/server/main.mjs"],
@@ -81,9 +104,10 @@ export interface Inspection {
 /** The server in a child process on a free port; resolves once the service is up (`serviceUp`). */
 export async function startServerProcess(
   env: Record<string, string>,
-  entry: ServerEntry = "source",
+  entry: ServerEntry = "built",
   { nodeArgs = [], logFile }: Inspection = {},
 ): Promise<ServerProcess> {
+  if (entry === "built") assertBuildCurrent();
   const port = await freePort();
   // what `npm run dev` / `npm start` run, without npm in between, so that a signal reaches the server itself
   const child = spawn(process.execPath, [...nodeArgs, ...ENTRY_ARGS[entry]], {
