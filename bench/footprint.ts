@@ -8,7 +8,8 @@
 // one the targets are checked against. The peak column is the process' high-water mark so far, under the load too. A bare node:http server's resident memory is printed beside it, as the floor any Node.js
 // service starts from. Targets (issue 14): at most 400 MB after start, 600 MB with 100 000 memories, and a data
 // directory of at most 500 MB with 100 000 short memories. Then where the data directory's bytes are: the largest
-// relations (table and index each) and the files of the vector index.
+// relations (table and index each) and the files of the vector index; and where the resident memory is at rest
+// after the load and after the restart (mappings of /proc/<pid>/smaps by kind, the V8 heap from /metrics).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { lstatSync, readdirSync } from "node:fs";
@@ -21,7 +22,7 @@ import { BenchClient, progress } from "./lib/client.ts";
 import { generateMemories } from "./lib/corpus.ts";
 import { openPGlite } from "../src/db/pglite.ts";
 import { machineLine } from "./lib/machine.ts";
-import { memoryOf } from "./lib/process-memory.ts";
+import { memoryOf, residentByKind } from "./lib/process-memory.ts";
 import { removeDataDir, startBenchServer } from "./lib/server.ts";
 import { printTable, verdict, type Cell } from "./lib/table.ts";
 
@@ -71,6 +72,25 @@ async function breakdown(dataDir: string): Promise<Cell[][]> {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, settleMs));
+/** The main thread's V8 heap and external memory (array buffers, WebAssembly memories) as its /metrics has them, MB. */
+async function v8Of(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? NaN) / MB;
+  return {
+    "main thread's V8 heap (total)": metric("nodejs_heap_size_total_bytes"),
+    "of which used": metric("nodejs_heap_size_used_bytes"),
+    "main thread's external memory": metric("nodejs_external_memory_bytes"),
+  };
+}
+
+/** Where a process' resident memory is, for the table printed at the end: one column a reading. */
+const residentColumns: { label: string; values: Map<string, number> }[] = [];
+async function readResident(label: string, pid: number, url: string): Promise<void> {
+  const values = new Map<string, number>(residentByKind(pid));
+  for (const [name, mb] of Object.entries(await v8Of(url))) values.set(name, mb);
+  residentColumns.push({ label, values });
+}
+
 /** The rest of `--rest` after a `settle`. */
 const rest = () => new Promise((resolve) => setTimeout(resolve, Math.max(0, restMs - settleMs)));
 
@@ -128,6 +148,7 @@ try {
   }
   await rest();
   full = measureRow(`the same, ${restMs / 1000} s after the load`, total, server.pid);
+  await readResident("after the load", server.pid, server.url);
   await server.stop();
   const restarted = await startServerProcess(server.env, "built");
   try {
@@ -136,6 +157,7 @@ try {
     measureRow("npm start again on that data dir", total, restarted.child.pid!);
     await rest();
     measureRow(`the same, ${restMs / 1000} s after its start`, total, restarted.child.pid!);
+    await readResident("after a restart", restarted.child.pid!, restarted.url);
   } finally {
     restarted.child.kill("SIGTERM");
     await restarted.exited;
@@ -149,6 +171,12 @@ try {
 printTable(["state", "memories", "RSS MB", "peak RSS MB", "data dir MB", "of which pg_wal", "of which vectors"], rows);
 console.log();
 printTable(["in the data directory at the end (≥ 1 MB)", "MB"], sizes);
+console.log();
+const residentRows = [...new Set(residentColumns.flatMap(({ values }) => [...values.keys()]))];
+printTable(
+  [`where the resident memory is, ${restMs / 1000} s at rest (MB)`, ...residentColumns.map(({ label }) => label)],
+  residentRows.map((row) => [row, ...residentColumns.map(({ values }) => values.get(row) ?? 0)]),
+);
 console.log();
 console.log(verdict(`RSS after start ≤ ${TARGETS.startMb} MB`, afterStart <= TARGETS.startMb, `${Math.round(afterStart)} MB`));
 if (total >= TARGETS.at) {
