@@ -51,6 +51,31 @@ describe.skipIf(databaseUnderTest() !== "pglite")("embedded database maintenance
     expect(await heapFetches()).toBe(0);
   });
 
+  it("analyses memories on a small sample (statistics target 20), which PGlite's memory keeps no larger", async () => {
+    // a histogram has at most target + 1 bounds
+    const idBounds = async () =>
+      (await db.sql.query<{ bounds: number | null }>(
+        `SELECT array_length(histogram_bounds::text::text[], 1) AS bounds FROM pg_stats
+          WHERE schemaname = 'public' AND tablename = 'memories' AND attname = 'id'`,
+      ))[0]?.bounds ?? null;
+    await db.sql.exec("ANALYZE memories");
+    expect(await idBounds()).toBe(101);
+    await db.sql.exec("DELETE FROM pg_statistic WHERE starelid = 'memories'::regclass");
+    expect(await idBounds()).toBeNull();
+    // enough changed rows to make memories due again (more than 50 + 10% of its rows)
+    await db.sql.exec("UPDATE memories SET tags = ARRAY['due']");
+
+    const maintenance = startMaintenance(db.sql, createLogger("silent"), { checkEveryMs: 50 });
+    try {
+      for (let waited = 0; waited < 10_000 && (await idBounds()) === null; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await maintenance.stop();
+    }
+    expect(await idBounds()).toBe(21);
+  });
+
   it("checkpoints once half of max_wal_size was written since the last checkpoint, so that old segments can go", async () => {
     const sinceCheckpoint = async () =>
       (await db.sql.query<{ bytes: number }>(
