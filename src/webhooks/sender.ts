@@ -54,8 +54,9 @@ function startWorker(settings: SenderSettings): Worker {
 /**
  * Sends webhook deliveries from a thread of their own (sender-thread.ts): their HTTP exchanges, signatures and
  * address checks cost the event loop's thread, which also runs the API and the embedded database, nothing but a
- * message each way per batch: with two endpoints, about a fifth less of its CPU time per create under bench:events' load.
- * The process' CPU time is the same: on a machine with a core to spare, the API serves more.
+ * message each way per batch: with two endpoints, 0.1-0.2 ms less of its CPU time per create (bench:events). The
+ * process spends as much or a little more (the messages, a second heap): the API serves more only where the
+ * thread finds a core to spare.
  * The thread starts with the first batch; if it dies, the batches it had fail (their deliveries are claimed, so
  * they are made again once the claim lapses, under the same ids) and the next batch starts another.
  */
