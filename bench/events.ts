@@ -53,10 +53,13 @@ interface Throughput {
   rps: number;
   /** The server's CPU seconds per 1 000 creates, deliveries and events sent included (NaN without /proc). */
   cpuPerThousand: number;
+  /** Those of its event loop's thread alone: webhooks are sent from another (NaN without /proc). */
+  loopCpuPerThousand: number;
 }
 
 async function throughput(): Promise<Throughput> {
   const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
+  const loopBefore = cpuSeconds(server.pid, server.pid) ?? Number.NaN;
   const result = await autocannon({
     url: server.url,
     connections,
@@ -65,7 +68,12 @@ async function throughput(): Promise<Throughput> {
     requests: [{ method: "POST", path: "/api/v1/memory", body: JSON.stringify({ content: "bench write", tags: ["b"] }) }],
   });
   if (result.errors + result.non2xx > 0) throw new Error(`${result.errors + result.non2xx} failed creates`);
-  return { rps: result.requests.average, cpuPerThousand: (((cpuSeconds(server.pid) ?? Number.NaN) - cpuBefore) * 1000) / result.requests.total };
+  const perThousand = (before: number, after: number | undefined) => (((after ?? Number.NaN) - before) * 1000) / result.requests.total;
+  return {
+    rps: result.requests.average,
+    cpuPerThousand: perThousand(cpuBefore, cpuSeconds(server.pid)),
+    loopCpuPerThousand: perThousand(loopBefore, cpuSeconds(server.pid, server.pid)),
+  };
 }
 
 console.log(`bench:events  ${server.database}, EMBEDDER=hash, ${writes} timed writes, ${connections} connections, ${duration} s a run`);
@@ -133,8 +141,8 @@ try {
     runs.push([name, await withListeners(subscriberCount, webhookCount)]);
   }
   printTable(
-    ["REST creates", "req/s", "server CPU s/1000"],
-    runs.map(([name, { rps, cpuPerThousand }]) => [name, Math.round(rps), cpuPerThousand]),
+    ["REST creates", "req/s", "server CPU s/1000", "event loop CPU s/1000"],
+    runs.map(([name, { rps, cpuPerThousand, loopCpuPerThousand }]) => [name, Math.round(rps), cpuPerThousand, loopCpuPerThousand]),
   );
   const baseline = (runs[0]![1].rps + runs[4]![1].rps) / 2;
   const drop = 1 - runs[3]![1].rps / baseline;

@@ -48,6 +48,18 @@ await build({
   // CommonJS libraries inside an ES module bundle still call require()
   banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
 });
+// the webhook sender's thread, started from the chunk that holds src/webhooks/sender.ts (beside this file); its
+// imports are Node.js' own and the service's, so it is a file of its own with nothing left outside
+await build({
+  entryPoints: ["src/webhooks/sender-thread.ts"],
+  outfile: `${OUT_DIR}/webhook-sender.mjs`,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  logLevel: "warning",
+});
 // the sentence encoder's threads run this file, found next to the module that starts them (encoder-pool.ts)
 copyFileSync("src/embeddings/encoder-worker.mjs", `${OUT_DIR}/encoder-worker.mjs`);
 console.log(`wrote dist/server/main.mjs in ${Math.round(performance.now() - started)} ms`);

@@ -1,5 +1,3 @@
-import { Agent as HttpAgent } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
 import type { WebhookSettings } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
@@ -16,8 +14,8 @@ import {
   type FirstAttempts,
   type FirstOutcome,
 } from "./due-delivery.ts";
-import { send, type Attempt } from "./send.ts";
-import { signature } from "./signature.ts";
+import type { Attempt } from "./send.ts";
+import { SenderThread } from "./sender.ts";
 
 // deliveries sent at once by one instance
 const CLAIM_LIMIT = 64;
@@ -29,7 +27,8 @@ const LEASE_MARGIN_MS = 5_000;
 const RETENTION = "7 days";
 
 /**
- * Sends webhook deliveries, signed as Standard Webhooks has it, and records each outcome. First attempts come
+ * Sends webhook deliveries, signed as Standard Webhooks has it, from a thread of their own (SenderThread), and
+ * records each outcome. First attempts come
  * from the event relay (sendClaimed): their event is claimed in the outbox while they are made, and they have no
  * row until their outcomes are written, each delivery's row once, in the statement that takes their event out.
  * A round whose attempts all succeeded goes back to the relay, recorded in its next statement (under a stream of
@@ -41,11 +40,7 @@ const RETENTION = "7 days";
  * every attempt for disableAfterMs is disabled, with its reason.
  */
 export class DeliveryWorker extends WakeableLoop implements DeliverySender {
-  // connections kept open between deliveries: a busy endpoint would otherwise cost a TCP (and TLS) handshake each
-  private readonly agents = {
-    "http:": new HttpAgent({ keepAlive: true, maxSockets: 16 }),
-    "https:": new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
-  };
+  readonly sender: SenderThread;
   private readonly inFlight = new Set<Promise<void>>();
   private unrecorded: FirstAttempts = { seqs: [], outcomes: [] };
   private attemptedListener: () => void = () => {};
@@ -58,6 +53,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   ) {
     super(POLL_MS, { choreMs: PURGE_MS });
     this.leaseMs = settings.timeoutMs + LEASE_MARGIN_MS;
+    this.sender = new SenderThread({ timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
   }
 
   /** The attempts in flight finish (each within timeoutMs) and are recorded: call it once the relay has stopped. */
@@ -67,12 +63,12 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     await this.recordFirst(this.takeRecordable()).catch((error: unknown) =>
       this.logger.warn({ err: error }, "could not record webhook deliveries; they are sent again after a restart"),
     );
-    for (const agent of Object.values(this.agents)) agent.destroy();
+    await this.sender.close();
   }
 
   sendClaimed(round: ClaimedRound): void {
     const sending = this.sendFirst(round)
-      .catch((error: unknown) => this.logger.warn({ err: error }, "could not record webhook deliveries; they are made again"))
+      .catch((error: unknown) => this.logger.warn({ err: error }, "could not send or record webhook deliveries; they are made again"))
       .finally(() => this.inFlight.delete(sending));
     this.inFlight.add(sending);
   }
@@ -80,14 +76,13 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   /** A round's first attempts, at once: all successful, handed to the relay; with a failure, recorded here. */
   private async sendFirst({ seqs, attempts }: ClaimedRound): Promise<void> {
     const { maxAttempts, retryBaseMs } = this.settings;
-    const outcomes = await Promise.all(
-      attempts.map(async (attempt): Promise<FirstOutcome> => {
-        const outcome = await this.attempt(attempt);
-        if (outcome.ok) return { attempt, status: "delivered", responseStatus: outcome.status, error: null, retryMs: 0 };
-        const status = maxAttempts <= 1 ? "failed" : "pending";
-        return { attempt, status, responseStatus: outcome.status, error: outcome.error, retryMs: retryBaseMs };
-      }),
-    );
+    const sent = await this.sender.send(attempts);
+    const outcomes = attempts.map((attempt, i): FirstOutcome => {
+      const outcome = sent[i]!;
+      if (outcome.ok) return { attempt, status: "delivered", responseStatus: outcome.status, error: null, retryMs: 0 };
+      const status = maxAttempts <= 1 ? "failed" : "pending";
+      return { attempt, status, responseStatus: outcome.status, error: outcome.error, retryMs: retryBaseMs };
+    });
     const failures = outcomes.flatMap(({ attempt, error }) => (error === null ? [] : [{ webhookId: attempt.webhook_id, error }]));
     if (failures.length === 0) {
       this.unrecorded.seqs.push(...seqs);
@@ -140,22 +135,10 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
 
   /** Sends claimed retries at once and records their outcomes: the successes together. */
   private async sendAll(due: DueDelivery[]): Promise<void> {
-    const outcomes = await Promise.all(due.map(async (delivery) => ({ delivery, outcome: await this.attempt(delivery) })));
+    const sent = await this.sender.send(due);
+    const outcomes = due.map((delivery, i) => ({ delivery, outcome: sent[i]! }));
     await this.delivered(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ id: delivery.id, status: outcome.status }] : [])));
     for (const { delivery, outcome } of outcomes) if (!outcome.ok) await this.failed(delivery, outcome);
-  }
-
-  private attempt(delivery: DueDelivery): Promise<Attempt> {
-    // the delivery's id is the message id: the same at every attempt, so that a receiver can drop repeats; after
-    // a rotation, a signature by each secret (space-separated, as Standard Webhooks allows) until the old one lapses
-    const seconds = Math.floor(Date.now() / 1000);
-    const secrets = delivery.previous_secret ? [delivery.secret, delivery.previous_secret] : [delivery.secret];
-    const headers = {
-      "webhook-id": delivery.id,
-      "webhook-timestamp": String(seconds),
-      "webhook-signature": secrets.map((secret) => signature(secret, delivery.id, seconds, delivery.payload)).join(" "),
-    };
-    return send(delivery.url, delivery.payload, headers, { ...this.settings, agents: this.agents });
   }
 
   /** Recorded together, the endpoints' failing streaks ended with them: one statement for a whole round. */

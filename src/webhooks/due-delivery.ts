@@ -15,6 +15,11 @@ export interface DueDelivery {
 export interface FirstAttempt extends DueDelivery {
   event_id: string;
   event_type: string;
+  /**
+   * When the event was written: the delivery's row is dated by it, so that deliveries recorded in one statement
+   * (several rounds' outcomes at once) list newest first in the order of their events.
+   */
+  event_created_at: string;
 }
 
 /** The endpoint's columns of a DueDelivery, from `webhooks w`. */
@@ -71,13 +76,13 @@ export function firstAttemptsRecorded(first: number): string {
      DELETE FROM events WHERE seq = ANY(${$(0)}::bigint[])
    ), recorded AS (
      INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, last_attempt_at,
-                                     next_attempt_at, response_status, last_error, delivered_at)
+                                     next_attempt_at, response_status, last_error, delivered_at, created_at)
      SELECT r.id, r.webhook_id, r.event_id, r.event_type, r.payload, r.status::webhook_delivery_status, 1, now(),
             now() + r.retry_ms * interval '1 millisecond', r.response_status, r.last_error,
-            CASE WHEN r.status = 'delivered' THEN now() END
+            CASE WHEN r.status = 'delivered' THEN now() END, r.created_at
        FROM unnest(${$(1)}::uuid[], ${$(2)}::uuid[], ${$(3)}::uuid[], ${$(4)}::text[], ${$(5)}::text[], ${$(6)}::text[],
-                   ${$(7)}::int[], ${$(8)}::text[], ${$(9)}::float8[])
-            AS r(id, webhook_id, event_id, event_type, payload, status, response_status, last_error, retry_ms)
+                   ${$(7)}::int[], ${$(8)}::text[], ${$(9)}::float8[], ${$(10)}::timestamptz[])
+            AS r(id, webhook_id, event_id, event_type, payload, status, response_status, last_error, retry_ms, created_at)
        JOIN webhooks w ON w.id = r.webhook_id
      ON CONFLICT (id) DO NOTHING
      RETURNING webhook_id, status
@@ -100,6 +105,7 @@ export function firstAttemptsParameters({ seqs, outcomes }: FirstAttempts): unkn
     column((o) => o.responseStatus),
     column((o) => o.error),
     column((o) => o.retryMs),
+    column((o) => o.attempt.event_created_at),
   ];
 }
 

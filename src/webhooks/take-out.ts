@@ -91,7 +91,7 @@ export async function takeOut(
     const { id, delivery_id, webhook_id, url, secret, previous_secret } = row;
     const payload = payloads.get(id) ?? webhookBody(event);
     payloads.set(id, payload);
-    return [{ id: delivery_id, webhook_id, url, secret, previous_secret, attempts: 1, payload, event_id: id, event_type: event.type }];
+    return [{ id: delivery_id, webhook_id, url, secret, previous_secret, attempts: 1, payload, event_id: id, event_type: event.type, event_created_at: event.timestamp }];
   });
   return {
     found: taken.length,

@@ -392,6 +392,33 @@ describe.skipIf(databaseUnavailable())("webhooks: a graceful stop", () => {
   });
 });
 
+describe.skipIf(databaseUnavailable())("webhooks: the sender's thread dying mid-batch", () => {
+  const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: "1000" });
+
+  it("loses nothing: the delivery is made again once its claim lapses, under the same webhook-id, and recorded once", async () => {
+    const { deliveries } = suite.server.app.services;
+    const hook = await receiver();
+    hook.behaviour = () => "hang"; // the first attempt is under way when the thread dies
+    const { id, secret } = await register(suite.user, hook.url, ["memory.created"]);
+    const memory = await suite.user.api.post("/api/v1/memory", { content: "sent as the sender's thread dies" });
+    expect(memory.status).toBe(201);
+    await until(async () => hook.attempts.length === 1);
+    await deliveries.sender.close();
+    hook.behaviour = () => 200;
+    await hook.waitForAccepted(1, 20_000);
+    expect(WebhookReceiver.verify(secret, hook.accepted[0]!)).toMatchObject({ type: "memory.created", data: { id: memory.body.id } });
+    expect(hook.accepted[0]!.headers["webhook-id"]).toBe(hook.attempts[0]!.headers["webhook-id"]);
+    await until(async () => {
+      const rows = await suite.server.app.db.sql.query<{ status: string }>(
+        "SELECT status FROM webhook_deliveries WHERE webhook_id = $1::uuid",
+        [id],
+      );
+      return rows.length === 1 && rows[0]!.status === "delivered";
+    });
+    expect(hook.attempts).toHaveLength(2);
+  }, 30_000);
+});
+
 describe.skipIf(databaseUnavailable())("webhooks: kill -9 between commit and delivery", () => {
   const database = suiteDatabase();
   let server: ServerProcess | undefined;

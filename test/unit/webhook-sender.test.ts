@@ -1,0 +1,88 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { WebhookReceiver } from "../../scripts/lib/webhook-receiver.ts";
+import { SenderThread, type Sendable } from "../../src/webhooks/sender.ts";
+
+const secret = () => `whsec_${randomBytes(24).toString("base64")}`;
+const delivery = (url: string, body: object = { type: "memory.created", data: { id: randomUUID() } }): Sendable => ({
+  id: randomUUID(),
+  url,
+  payload: JSON.stringify(body),
+  secret: secret(),
+  previous_secret: null,
+});
+
+const until = async (done: () => boolean, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+describe("the webhook sender's thread", () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of cleanup.splice(0)) await close();
+  });
+  const started = async (settings = { timeoutMs: 5_000, allowPrivate: true }) => {
+    const sender = new SenderThread(settings);
+    const receiver = await WebhookReceiver.start();
+    cleanup.push(() => sender.close(), () => receiver.close());
+    return { sender, receiver };
+  };
+
+  it("signs and sends a batch, answering each delivery's outcome in order", async () => {
+    const { sender, receiver } = await started();
+    receiver.behaviour = () => 204;
+    const [first, second] = [delivery(receiver.url), delivery(receiver.url)];
+    const refused = delivery("http://127.0.0.1:9/closed");
+    expect(await sender.send([first!, refused, second!])).toEqual([
+      { ok: true, status: 204 },
+      expect.objectContaining({ ok: false, status: null }),
+      { ok: true, status: 204 },
+    ]);
+    for (const sent of [first!, second!]) {
+      const received = receiver.accepted.find((d) => d.headers["webhook-id"] === sent.id)!;
+      expect(WebhookReceiver.verify(sent.secret, received)).toEqual(JSON.parse(sent.payload));
+    }
+  });
+
+  it("signs with the previous secret as well while it is given", async () => {
+    const { sender, receiver } = await started();
+    const sent = { ...delivery(receiver.url), previous_secret: secret() };
+    expect(await sender.send([sent])).toEqual([{ ok: true, status: 204 }]);
+    expect(WebhookReceiver.verify(sent.previous_secret, receiver.accepted[0]!)).toEqual(JSON.parse(sent.payload));
+  });
+
+  it("refuses loopback, as an address and as a name that resolves to it, unless private addresses are allowed", async () => {
+    const { sender, receiver } = await started({ timeoutMs: 5_000, allowPrivate: false });
+    const named = receiver.url.replace("127.0.0.1", "localhost");
+    const outcomes = await sender.send([delivery(receiver.url), delivery(named)]);
+    expect(outcomes).toEqual([
+      { ok: false, status: null, error: "127.0.0.1 is not a public address" },
+      { ok: false, status: null, error: "localhost resolves to a non-public address" },
+    ]);
+    expect(receiver.attempts).toHaveLength(0);
+  });
+
+  it("gives up on a receiver that does not answer within the timeout", async () => {
+    const { sender, receiver } = await started({ timeoutMs: 300, allowPrivate: true });
+    receiver.behaviour = () => "hang";
+    const [outcome] = await sender.send([delivery(receiver.url)]);
+    expect(outcome).toMatchObject({ ok: false, status: null });
+  });
+
+  it("fails the batches of a thread that dies mid-batch, and sends the next batch from a new one", async () => {
+    const { sender, receiver } = await started();
+    receiver.behaviour = () => "hang";
+    const sending = sender.send([delivery(receiver.url), delivery(receiver.url)]);
+    await until(() => receiver.attempts.length === 2);
+    await sender.close();
+    await expect(sending).rejects.toThrow(/sender thread stopped/);
+    receiver.behaviour = () => 200;
+    const again = delivery(receiver.url);
+    expect(await sender.send([again])).toEqual([{ ok: true, status: 200 }]);
+    expect(receiver.accepted.map((d) => d.headers["webhook-id"])).toEqual([again.id]);
+  });
+});
