@@ -37,17 +37,17 @@ export class EventRelay extends WakeableLoop {
   /**
    * On the embedded database no other process can hold a claim (the data directory is locked to this one), so
    * any claim found at start is a dead process's: its attempts are made again now, under the same ids, rather
-   * than once the claim lapses. Marked lapsed rather than cleared, so the live feed does not publish them twice.
+   * than once the claim lapses. Marked lapsed rather than cleared, so the live feed does not publish them twice;
+   * and before the first round, which would otherwise have its own fresh claims lapsed and sent twice.
    */
   override start(): void {
-    super.start();
-    if (this.db.kind !== "pglite") return;
-    this.db.sql
+    if (this.db.kind !== "pglite") return super.start();
+    void this.db.sql
       .query("UPDATE events SET claimed_until = now() - interval '1 millisecond' WHERE claimed_until > now()")
-      .then(
-        () => this.wake(),
-        (error: unknown) => this.logger.warn({ err: error }, "could not release a stopped process' webhook claims"),
-      );
+      .catch((error: unknown) => this.logger.warn({ err: error }, "could not release a stopped process' webhook claims"))
+      .then(() => {
+        if (!this.stopped) super.start();
+      });
   }
 
   protected async work(): Promise<number> {
