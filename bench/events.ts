@@ -4,7 +4,8 @@
 //    a webhook receiver's receipt of its delivery (p50/p95), one write at a time;
 // 2. REST create throughput with nobody listening, with 10 SSE subscribers, with 2 webhooks, with both, and with
 //    nobody again (the figure compared is the mean of the two runs without); target: at most 15% lower. The
-//    listeners run in a worker thread (lib/listeners-thread.ts), off the load generator's event loop.
+//    listeners run in a worker thread (lib/listeners-thread.ts), off the load generator's event loop; their CPU
+//    per 1 000 creates is printed beside the server's, as they share its cores.
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
 import { subscribe } from "../scripts/lib/sse-client.ts";
@@ -51,10 +52,13 @@ const removeWebhook = (id: string) => fetch(`${server.url}/api/v1/webhooks/${id}
 
 interface Throughput {
   rps: number;
+  creates: number;
   /** The server's CPU seconds per 1 000 creates, deliveries and events sent included (NaN without /proc). */
   cpuPerThousand: number;
   /** Those of its event loop's thread alone: webhooks are sent from another (NaN without /proc). */
   loopCpuPerThousand: number;
+  /** The bench's listeners' CPU seconds per 1 000 creates (0 with none): they share the server's cores. */
+  listenersCpuPerThousand?: number;
 }
 
 async function throughput(): Promise<Throughput> {
@@ -71,6 +75,7 @@ async function throughput(): Promise<Throughput> {
   const perThousand = (before: number, after: number | undefined) => (((after ?? Number.NaN) - before) * 1000) / result.requests.total;
   return {
     rps: result.requests.average,
+    creates: result.requests.total,
     cpuPerThousand: perThousand(cpuBefore, cpuSeconds(server.pid)),
     loopCpuPerThousand: perThousand(loopBefore, cpuSeconds(server.pid, server.pid)),
   };
@@ -125,9 +130,9 @@ try {
     const hooks = await Promise.all(listeners.receiverUrls.map(addWebhook));
     const measured = await throughput();
     // the run's deliveries are all made before the next run starts
-    await listeners.finish(Math.floor(measured.rps * duration * 0.99));
+    const listenersCpu = await listeners.finish(Math.floor(measured.creates * 0.99));
     await Promise.all(hooks.map(removeWebhook));
-    return measured;
+    return { ...measured, listenersCpuPerThousand: (listenersCpu * 1000) / measured.creates };
   };
   await throughput(); // warm-up
   const runs: [string, Throughput][] = [];
@@ -141,8 +146,14 @@ try {
     runs.push([name, await withListeners(subscriberCount, webhookCount)]);
   }
   printTable(
-    ["REST creates", "req/s", "server CPU s/1000", "event loop CPU s/1000"],
-    runs.map(([name, { rps, cpuPerThousand, loopCpuPerThousand }]) => [name, Math.round(rps), cpuPerThousand, loopCpuPerThousand]),
+    ["REST creates", "req/s", "server CPU s/1000", "event loop CPU s/1000", "listeners CPU s/1000"],
+    runs.map(([name, { rps, cpuPerThousand, loopCpuPerThousand, listenersCpuPerThousand }]) => [
+      name,
+      Math.round(rps),
+      cpuPerThousand,
+      loopCpuPerThousand,
+      listenersCpuPerThousand ?? Number.NaN,
+    ]),
   );
   const baseline = (runs[0]![1].rps + runs[4]![1].rps) / 2;
   const drop = 1 - runs[3]![1].rps / baseline;

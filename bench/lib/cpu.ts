@@ -9,8 +9,17 @@ const TICKS_PER_SECOND = 100;
  * loop's), whose time is what the API's throughput is bound by while other threads have a core to run on.
  */
 export function cpuSeconds(pid: number, thread?: number): number | undefined {
+  return statCpuSeconds(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`);
+}
+
+/** CPU seconds the calling thread has used so far (a worker thread's own, where process.cpuUsage is the process'). */
+export function threadCpuSeconds(): number | undefined {
+  return statCpuSeconds("/proc/thread-self/stat");
+}
+
+function statCpuSeconds(path: string): number | undefined {
   try {
-    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8");
+    const stat = readFileSync(path, "utf8");
     // fields after the command (which may hold spaces, so split after its closing parenthesis): utime is the
     // 14th field of the line, stime the 15th
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -12,7 +12,8 @@ export interface ListenersSpec {
 
 export type ListenersReport =
   | { kind: "listening"; receiverUrls: string[] }
-  | { kind: "done" }
+  /** `cpuSeconds`: the thread's CPU from listening to done (NaN without /proc). */
+  | { kind: "done"; cpuSeconds: number }
   | { kind: "failed"; message: string };
 
 /**
@@ -41,12 +42,16 @@ export class ListenersThread {
     return new ListenersThread(worker, report.receiverUrls);
   }
 
-  /** Waits until each receiver has accepted `accepted` deliveries, then closes them all and ends the thread. */
-  async finish(accepted: number): Promise<void> {
+  /**
+   * Waits until each receiver has accepted `accepted` deliveries, then closes them all and ends the thread.
+   * Resolves with the CPU seconds the listeners used (NaN without /proc): they share the server's cores.
+   */
+  async finish(accepted: number): Promise<number> {
     this.worker.postMessage(accepted);
     const report = await ListenersThread.next(this.worker);
     await this.worker.terminate();
-    if (report.kind === "failed") throw new Error(report.message);
+    if (report.kind !== "done") throw new Error(report.kind === "failed" ? report.message : "the listeners thread answered out of turn");
+    return report.cpuSeconds;
   }
 
   private static async next(worker: Worker): Promise<ListenersReport> {

@@ -3,6 +3,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { subscribe } from "../../scripts/lib/sse-client.ts";
 import { WebhookReceiver } from "../../scripts/lib/webhook-receiver.ts";
+import { threadCpuSeconds } from "./cpu.ts";
 import type { ListenersReport, ListenersSpec } from "./listeners-thread.ts";
 
 const port = parentPort!;
@@ -12,12 +13,13 @@ const report = (message: ListenersReport) => port.postMessage(message);
 try {
   const receivers = await Promise.all(Array.from({ length: webhooks }, () => WebhookReceiver.start()));
   const streams = await Promise.all(Array.from({ length: subscribers }, () => subscribe(url, key, query)));
+  const listeningCpu = threadCpuSeconds() ?? Number.NaN;
   port.once("message", (accepted: number) => {
     Promise.all(receivers.map((receiver) => receiver.waitForAccepted(accepted, 300_000)))
       .then(async () => {
         for (const stream of streams) stream.close();
         await Promise.all(receivers.map((receiver) => receiver.close()));
-        report({ kind: "done" });
+        report({ kind: "done", cpuSeconds: (threadCpuSeconds() ?? Number.NaN) - listeningCpu });
       })
       .catch((error: Error) => report({ kind: "failed", message: error.message }));
   });
