@@ -158,7 +158,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     await this.db.sql.query(
       `UPDATE webhook_deliveries
           SET status = $2::webhook_delivery_status, next_attempt_at = now() + $3 * interval '1 millisecond',
-              response_status = $4, last_error = $5
+              response_status = $4, last_error = $5, payload = CASE WHEN $2 = 'pending' THEN payload END
         WHERE id = $1::uuid`,
       [delivery.id, last ? "failed" : "pending", retryBaseMs * 4 ** (delivery.attempts - 1), outcome.status, outcome.error],
     );
@@ -179,7 +179,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     );
     if (disabled) {
       await this.db.sql.query(
-        `UPDATE webhook_deliveries SET status = 'failed', last_error = 'the endpoint was disabled'
+        `UPDATE webhook_deliveries SET status = 'failed', last_error = 'the endpoint was disabled', payload = NULL
           WHERE webhook_id = $1::uuid AND status = 'pending'`,
         [webhookId],
       );

@@ -54,7 +54,8 @@ export interface FirstAttempts {
  */
 export const recordDelivered = (ids: string, statuses: string): string =>
   `WITH delivered AS (
-     UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = now(), response_status = r.status, last_error = NULL
+     UPDATE webhook_deliveries d
+        SET status = 'delivered', delivered_at = now(), response_status = r.status, last_error = NULL, payload = NULL
        FROM unnest(${ids}::uuid[], ${statuses}::int[]) AS r(id, status)
       WHERE d.id = r.id
      RETURNING d.webhook_id
@@ -100,7 +101,8 @@ export function firstAttemptsParameters({ seqs, outcomes }: FirstAttempts): unkn
     column((o) => o.attempt.webhook_id),
     column((o) => o.attempt.event_id),
     column((o) => o.attempt.event_type),
-    column((o) => o.attempt.payload),
+    // only a delivery still to be retried keeps its body
+    column((o) => (o.status === "pending" ? o.attempt.payload : null)),
     column((o) => o.status),
     column((o) => o.responseStatus),
     column((o) => o.error),

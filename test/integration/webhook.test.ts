@@ -249,6 +249,12 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
   });
 
   describe("delivery", () => {
+    const deliveryRows = (who: TestUser) =>
+      suite.server.app.db.sql.query<{ id: string; status: string; attempts: number; payload: string | null }>(
+        "SELECT d.id, d.status, d.attempts, d.payload FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.user_id = $1::uuid",
+        [who.userId],
+      );
+
     it("delivers every event of 200 mixed writes exactly once, each with a valid signature", async () => {
       const who = await suite.server.newUser();
       const hook = await receiver();
@@ -287,13 +293,26 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       expect(created.data).toMatchObject({ content: expect.any(String), tags: [], is_archived: false, thread_id: expect.any(String) });
       expect(bodies.find((b) => b.type === "memory.deleted")!.data).toEqual({ id: expect.any(String) });
       // each delivery's row says what its one attempt did; nothing is left in the outbox
-      const rows = await suite.server.app.db.sql.query<{ id: string; status: string; attempts: number }>(
-        "SELECT d.id, d.status, d.attempts FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.user_id = $1::uuid",
-        [who.userId],
-      );
+      const rows = await deliveryRows(who);
       expect(rows.map((row) => row.id).sort()).toEqual(hook.accepted.map((d) => d.headers["webhook-id"]).sort());
-      expect(rows.every((row) => row.status === "delivered" && row.attempts === 1)).toBe(true);
+      // a delivery made keeps no copy of its body: nothing sends it again
+      expect(rows.every((row) => row.status === "delivered" && row.attempts === 1 && row.payload === null)).toBe(true);
       expect((await left())[0]!.n).toBe(0);
+    });
+
+    it("keeps a delivery's body while it is pending, for its retries, and drops it once the delivery is made", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      let accepting = false;
+      hook.behaviour = () => (accepting ? 200 : 503);
+      await register(who, hook.url, ["memory.created"]);
+      await who.api.post("/api/v1/memory", { content: "kept for its retries" });
+      await until(async () => (await deliveryRows(who))[0]?.status === "pending");
+      expect((await deliveryRows(who))[0]!.payload).toBe(hook.attempts[0]!.body);
+      accepting = true;
+      await hook.waitForAccepted(1, 20_000);
+      await until(async () => (await deliveryRows(who))[0]?.status === "delivered");
+      expect((await deliveryRows(who))[0]!.payload).toBeNull();
     });
 
     it("sends only the event types asked for", async () => {
@@ -340,6 +359,11 @@ describe.skipIf(databaseUnavailable())("webhooks: giving up", () => {
     await until(async () => (await suite.user.api.graphql(DELIVERIES, { id })).body.data.webhookDeliveries.items[0]?.status === "failed");
     const [first] = (await suite.user.api.graphql(DELIVERIES, { id })).body.data.webhookDeliveries.items;
     expect(first).toMatchObject({ attempts: 3, responseStatus: 500, lastError: "answered 500" });
+    const [{ payload }] = (await suite.server.app.db.sql.query<{ payload: string | null }>(
+      "SELECT payload FROM webhook_deliveries WHERE webhook_id = $1::uuid",
+      [id],
+    )) as [{ payload: string | null }];
+    expect(payload, "a delivery given up keeps no body").toBeNull();
     // still failing two seconds on: the next failure disables it
     await new Promise((resolve) => setTimeout(resolve, 2100));
     await suite.user.api.post("/api/v1/memory", { content: "the last straw" });
