@@ -30,7 +30,8 @@ class SharedExecution {
     let failure: unknown;
     try {
       for (let next = await this.results.next(); !next.done; next = await this.results.next()) {
-        for (const subscriber of this.subscribers) subscriber.push(next.value);
+        const result = serializedOnce(next.value);
+        for (const subscriber of this.subscribers) subscriber.push(result);
       }
     } catch (error) {
       failure = error;
@@ -55,6 +56,17 @@ class SharedExecution {
     this.forget();
     void this.results.return?.();
   }
+}
+
+/**
+ * Yoga's event stream writes a result with the result's own `stringify` when it has one (and JSON.stringify
+ * otherwise): every subscriber of an execution is handed the same result, which is then serialized once for all
+ * of them, not once each. A copy Yoga makes first (to take internals out of its errors) is serialized as usual.
+ */
+function serializedOnce(result: ExecutionResult): ExecutionResult {
+  let text: string | undefined;
+  const stringify = (value: unknown) => (value === result ? (text ??= JSON.stringify(result)) : JSON.stringify(value));
+  return Object.defineProperty(result, "stringify", { value: stringify });
 }
 
 /** One subscriber's results, queued until its stream reads them. */

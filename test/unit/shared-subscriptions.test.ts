@@ -96,6 +96,20 @@ describe("shared subscriptions", () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("serializes each event's result once for all the subscribers sharing its execution", async () => {
+    const { yoga, tick } = server();
+    const subscribers = [await subscribe(yoga, "key-1"), await subscribe(yoga, "key-1"), await subscribe(yoga, "key-1")];
+    const stringify = vi.spyOn(JSON, "stringify");
+    tick(7);
+    await Promise.all(subscribers.map((s) => s.until(1)));
+    const calls = [...stringify.mock.calls];
+    stringify.mockRestore();
+    const ofTheTick = calls.filter(([value]) => JSON.stringify(value) === '{"data":{"ticks":{"n":7}}}');
+    expect(ofTheTick).toHaveLength(1);
+    for (const s of subscribers) expect(s.received).toEqual([{ data: { ticks: { n: 7 } } }]);
+    await Promise.all(subscribers.map((s) => s.close()));
+  });
+
   it("does not share between keys, nor between different selections", async () => {
     const { yoga, counts, tick } = server();
     const subscribers = [
