@@ -5,6 +5,7 @@
 // get-by-id throughput, at most 1 CPU second per 1 000, p99 at most 5× p50.
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
+import { generateMemories } from "./lib/corpus.ts";
 import { cpuSeconds } from "./lib/cpu.ts";
 import { machineLine } from "./lib/machine.ts";
 import { startBenchServer } from "./lib/server.ts";
@@ -18,6 +19,7 @@ const { values } = parseArgs({
     // the hashed embedder embeds as it writes, at a few µs a memory; with the sentence encoder the memories
     // created here would be embedded in the background during the next scenarios, on the same two cores
     embedder: { type: "string", default: "hash" },
+    "same-content": { type: "boolean", default: false },
   },
 });
 const duration = Number(values.seconds);
@@ -42,6 +44,11 @@ async function seed(count: number): Promise<string[]> {
 }
 
 const ids = await seed(1000);
+// what a chat application writes, a memory per turn: each create a text of its own (the corpus' memories in turn).
+// `--same-content` writes one text every time: an index treats repeated identical vectors as a case of its own
+const turns = generateMemories(20_000, 7).map((memory) => memory.content);
+let turn = 0;
+const nextContent = () => (values["same-content"] ? "bench write" : turns[turn++ % turns.length]!);
 const randomId = () => ids[Math.floor(Math.random() * ids.length)]!;
 const gql = (query: string, variables: object) => JSON.stringify({ query, variables });
 
@@ -50,7 +57,7 @@ const scenarios = {
   create: [
     {
       name: "REST POST /api/v1/memory",
-      request: () => ({ method: "POST", path: "/api/v1/memory", body: JSON.stringify({ content: "bench write", tags: ["b"] }) }),
+      request: () => ({ method: "POST", path: "/api/v1/memory", body: JSON.stringify({ content: nextContent(), tags: ["b"] }) }),
     },
     {
       name: "GraphQL createMemory",
@@ -58,7 +65,7 @@ const scenarios = {
         method: "POST",
         path: "/graphql",
         body: gql(`mutation ($input: CreateMemoryInput!) { createMemory(input: $input) { ${FIELDS} } }`, {
-          input: { content: "bench write", tags: ["b"] },
+          input: { content: nextContent(), tags: ["b"] },
         }),
       }),
     },
