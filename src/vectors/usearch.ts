@@ -64,6 +64,12 @@ class Partition {
   private readonly freeKeys: number[] = [];
   /** Keys by `postingName()`: the points of a tag or a thread, for filters that let few through. */
   private readonly postings = new Map<string, Set<number>>();
+  /**
+   * One string for each type, tag and thread the payloads name: each request's or file's row brought its own copy
+   * (at 100 000 points of one user, 45 000 copies of "observation"). Kept while the partition lives, as `postings`
+   * keeps a list for each.
+   */
+  private readonly words = new Map<string, string>();
   dirty = false;
   /** The number of the last save; its files are <user>.<generation>.usearch, .json and .i8. */
   generation = 0;
@@ -86,15 +92,7 @@ class Partition {
     const keys = points.map((p) => {
       const key = this.keyOf.get(p.id) ?? this.freeKeys.pop() ?? this.payloads.length;
       this.unpost(key);
-      this.place(key, {
-        id: p.id,
-        version: p.version,
-        type: p.type,
-        tags: p.tags,
-        threadId: p.threadId,
-        isArchived: p.isArchived,
-        createdAt: p.createdAt.getTime(),
-      });
+      this.place(key, { ...p, createdAt: p.createdAt.getTime() });
       this.rows.set(key, p.type, p.vector);
       return key;
     });
@@ -115,7 +113,17 @@ class Partition {
   }
 
   /** Puts a payload at its key, in the postings too (after a load, or on a write). */
-  place(key: number, payload: Payload): void {
+  place(key: number, { id, version, type, tags, threadId, isArchived, createdAt }: Payload): void {
+    // a tags array of its own, of its length: a request's kept the slack it grew with (8 MB at 100 000 points)
+    const payload: Payload = {
+      id,
+      version,
+      type: type === null ? null : this.word(type),
+      tags: tags.map((tag) => this.word(tag)),
+      threadId: threadId === null ? null : this.word(threadId),
+      isArchived,
+      createdAt,
+    };
     this.payloads[key] = payload;
     this.keyOf.set(payload.id, key);
     for (const posting of postingNames(payload)) {
@@ -123,6 +131,13 @@ class Partition {
       if (!keys) this.postings.set(posting, (keys = new Set()));
       keys.add(key);
     }
+  }
+
+  private word(text: string): string {
+    const known = this.words.get(text);
+    if (known !== undefined) return known;
+    this.words.set(text, text);
+    return text;
   }
 
   private unpost(key: number): void {
@@ -271,8 +286,8 @@ interface Space {
   dimensions: number;
   dir: string | undefined;
   partitions: Map<string, Partition>;
-  /** memory id → user id, to find a point to delete */
-  owners: Map<string, string>;
+  /** memory id → its user's partition, to find a point to delete (not the user id: a copy of it for each point) */
+  owners: Map<string, Partition>;
 }
 
 /**
@@ -370,7 +385,7 @@ export class UsearchIndex implements VectorIndex {
         try {
           const partition = this.load(join(dir, userId), Number(readFileSync(join(dir, file), "utf8")), dimensions);
           space.partitions.set(userId, partition);
-          for (const id of partition.keyOf.keys()) space.owners.set(id, userId);
+          for (const id of partition.keyOf.keys()) space.owners.set(id, partition);
         } catch (error) {
           // a damaged file only costs a rebuild: reconciliation writes the user's points again
           this.logger.warn({ err: error, userId }, "could not load a saved vector partition; it will be rebuilt");
@@ -384,25 +399,24 @@ export class UsearchIndex implements VectorIndex {
     const space = this.space(embedderId);
     for (let at = 0; at < points.length; at += ADD_PER_TURN) {
       if (at > 0) await setImmediate();
-      const byUser = new Map<string, VectorPoint[]>();
+      const byPartition = new Map<Partition, VectorPoint[]>();
       for (const point of points.slice(at, at + ADD_PER_TURN)) {
+        const partition = this.partition(space, point.userId);
         const owner = space.owners.get(point.id);
-        if (owner !== undefined && owner !== point.userId) space.partitions.get(owner)?.delete(point.id);
-        const own = byUser.get(point.userId);
+        if (owner !== undefined && owner !== partition) owner.delete(point.id);
+        const own = byPartition.get(partition);
         if (own) own.push(point);
-        else byUser.set(point.userId, [point]);
-        space.owners.set(point.id, point.userId);
+        else byPartition.set(partition, [point]);
+        space.owners.set(point.id, partition);
       }
-      for (const [userId, userPoints] of byUser) this.partition(space, userId).upsert(userPoints);
+      for (const [partition, partitionPoints] of byPartition) partition.upsert(partitionPoints);
     }
   }
 
   async delete(embedderId: string, ids: readonly string[]): Promise<void> {
     const space = this.space(embedderId);
     for (const id of ids) {
-      const owner = space.owners.get(id);
-      if (owner === undefined) continue;
-      space.partitions.get(owner)?.delete(id);
+      space.owners.get(id)?.delete(id);
       space.owners.delete(id);
     }
   }

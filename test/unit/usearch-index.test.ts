@@ -171,6 +171,33 @@ describe("UsearchIndex", () => {
     await reopened.close();
   });
 
+  it("filters by what a point was written with, not by the caller's arrays after, and moves a point between users", async () => {
+    const random = rng(5);
+    const index = (await UsearchIndex.open(undefined, silent))!;
+    await index.ensure(EMBEDDER, DIMENSIONS);
+    const points = Array.from({ length: 300 }, (_, i) => ({ ...point(random, i), isArchived: false }));
+    await index.upsert(EMBEDDER, points);
+    // the index keeps its own copies (of the tags, its one string for each word): the caller's arrays are theirs
+    const rare = points.find((p) => p.tags.includes("rare"))!;
+    rare.tags.splice(0, rare.tags.length, "green");
+    const [hit] = await index.search(EMBEDDER, rare.vector, { userId: USER, tags: ["rare"] }, 1);
+    expect(hit?.id).toBe(rare.id);
+    expect(await index.search(EMBEDDER, rare.vector, { userId: USER, tags: ["green"] }, 300)).not.toContainEqual(
+      expect.objectContaining({ id: rare.id }),
+    );
+
+    const moved = { ...points[7]!, userId: OTHER_USER, version: 2 };
+    await index.upsert(EMBEDDER, [moved]);
+    const ownHits = await index.search(EMBEDDER, moved.vector, { userId: USER }, 300);
+    expect(ownHits.map((h) => h.id)).not.toContain(moved.id);
+    expect((await index.search(EMBEDDER, moved.vector, { userId: OTHER_USER }, 1))[0]?.id).toBe(moved.id);
+    expect(await index.count(EMBEDDER)).toBe(points.length);
+    await index.delete(EMBEDDER, [moved.id]);
+    expect(await index.search(EMBEDDER, moved.vector, { userId: OTHER_USER }, 1)).toEqual([]);
+    expect(await index.count(EMBEDDER)).toBe(points.length - 1);
+    await index.close();
+  });
+
   it("reloads every point's row, past the chunks a saved partition is read in", async () => {
     const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
     dirs.push(dir);
