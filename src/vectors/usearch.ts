@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import type { Logger } from "../logger.ts";
 import { Int8Rows, quantize, RowGroup } from "./int8-rows.ts";
+import { SharedNodes } from "./shared-nodes.ts";
 import type { VectorFilter, VectorHit, VectorIndex, VectorPoint } from "./vector-index.ts";
 
 // Loaded on demand: a platform without a prebuilt binary falls back to another index instead of failing.
@@ -46,19 +47,30 @@ interface Payload {
  * A payload as a save writes it: with its key, its fields in a row. Saves before wrote [key, payload object], whose
  * field names were a third of the file (16.7 MB at 100 000 points); loads read both.
  */
-type SavedPayload = [key: number, id: string, version: number, type: string | null, tags: string[], threadId: string | null, isArchived: boolean, createdAt: number];
+type SavedPayload = [
+  key: number,
+  id: string,
+  version: number,
+  type: string | null,
+  tags: string[],
+  threadId: string | null,
+  isArchived: boolean,
+  createdAt: number,
+  /** Its node in the graph (SharedNodes); saves before nodes were shared had none: the node was the key. */
+  node?: number,
+];
 
-const savedPayload = (key: number, p: Payload): SavedPayload => [key, p.id, p.version, p.type, p.tags, p.threadId, p.isArchived, p.createdAt];
+const savedPayload = (key: number, p: Payload, node: number): SavedPayload => [key, p.id, p.version, p.type, p.tags, p.threadId, p.isArchived, p.createdAt, node];
 
-function loadedPayload(saved: SavedPayload | [number, Payload]): [number, Payload] {
-  if (saved.length === 2) return saved;
-  const [key, id, version, type, tags, threadId, isArchived, createdAt] = saved;
-  return [key, { id, version, type, tags, threadId, isArchived, createdAt }];
+function loadedPayload(saved: SavedPayload | [number, Payload]): [key: number, payload: Payload, node: number] {
+  if (saved.length === 2) return [saved[0], saved[1], saved[0]];
+  const [key, id, version, type, tags, threadId, isArchived, createdAt, node = key] = saved;
+  return [key, { id, version, type, tags, threadId, isArchived, createdAt }, node];
 }
 
 /** One user's vectors of one embedder: searches never cross users, so neither does the graph. */
 class Partition {
-  /** By usearch key; a key is also the point's row in `rows`, and keys of deleted points are reused. */
+  /** By key: a key is the point's row in `rows` (its node in the graph: `nodes`), and keys of deleted points are reused. */
   readonly payloads: (Payload | undefined)[] = [];
   readonly keyOf = new Map<string, number>();
   private readonly freeKeys: number[] = [];
@@ -73,12 +85,15 @@ class Partition {
   dirty = false;
   /** The number of the last save; its files are <user>.<generation>.usearch, .json and .i8. */
   generation = 0;
+  readonly nodes: SharedNodes;
 
   constructor(
     private readonly usearch: UsearchModule,
     readonly index: NativeIndex,
     readonly rows: Int8Rows,
-  ) {}
+  ) {
+    this.nodes = new SharedNodes(index);
+  }
 
   get size(): number {
     return this.keyOf.size;
@@ -87,23 +102,21 @@ class Partition {
   upsert(batch: readonly VectorPoint[]): void {
     // one key per id: the last write of an id in a batch is its state
     const points = [...new Map(batch.map((p) => [p.id, p])).values()];
-    const replaced = points.map((p) => this.keyOf.get(p.id)).filter((key): key is number => key !== undefined);
-    if (replaced.length) this.index.remove(bigKeys(replaced));
-    const keys = points.map((p) => {
+    const placed = points.map((p) => {
       const key = this.keyOf.get(p.id) ?? this.freeKeys.pop() ?? this.payloads.length;
       this.unpost(key);
       this.place(key, { ...p, createdAt: p.createdAt.getTime() });
       this.rows.set(key, p.type, p.vector);
-      return key;
+      return { key, vector: p.vector };
     });
-    this.index.add(bigKeys(keys), points.map((p) => p.vector), ADD_THREADS);
+    this.nodes.place(placed, ADD_THREADS);
     this.dirty = true;
   }
 
   delete(id: string): void {
     const key = this.keyOf.get(id);
     if (key === undefined) return;
-    this.index.remove(BigInt(key));
+    this.nodes.remove(key);
     this.unpost(key);
     this.rows.delete(key);
     this.keyOf.delete(id);
@@ -195,21 +208,32 @@ class Partition {
    * pass the filter (at worst every point, which is then an exact search).
    */
   private walk(vector: Float32Array, filter: VectorFilter, limit: number): VectorHit[] {
-    const size = this.size;
+    const size = this.nodes.count;
     // a walk visits EXPANSION_SEARCH candidates whatever k up to it is: asking for all of them costs nothing
     for (let k = Math.min(size, Math.max(limit * 4, EXPANSION_SEARCH)); k > 0; k = Math.min(size, k * 4)) {
-      const hits = this.passing(this.index.search(vector, k, 1), filter, limit, (key) => key);
+      const hits = this.passing(this.index.search(vector, k, 1), filter, limit, (node) => this.nodes.pointsAt(node));
       if (hits.length >= limit || k >= size) return hits;
     }
     return [];
   }
 
-  /** The first `limit` matches that pass the filter; `keyOf` maps a match to its key. */
-  private passing(matches: Matches, filter: VectorFilter, limit: number, keyOf: (match: number) => number): VectorHit[] {
+  /** The first `limit` points of the matches that pass the filter; `keysAt` gives a match's point key or keys. */
+  private passing(
+    matches: Matches,
+    filter: VectorFilter,
+    limit: number,
+    keysAt: (match: number) => number | Iterable<number> | undefined,
+  ): VectorHit[] {
     const hits: VectorHit[] = [];
+    const take = (key: number, score: number) => {
+      const payload = this.payloads[key];
+      if (payload && passes(payload, filter) && hits.length < limit) hits.push({ id: payload.id, score });
+    };
     for (let i = 0; i < matches.keys.length && hits.length < limit; i++) {
-      const payload = this.payloads[keyOf(Number(matches.keys[i]!))];
-      if (payload && passes(payload, filter)) hits.push({ id: payload.id, score: 1 - matches.distances[i]! });
+      const keys = keysAt(Number(matches.keys[i]!));
+      const score = 1 - matches.distances[i]!;
+      if (typeof keys === "number") take(keys, score);
+      else if (keys) for (const key of keys) take(key, score);
     }
     return hits;
   }
@@ -236,10 +260,6 @@ function postingNames(p: Payload): string[] {
   return names;
 }
 
-function bigKeys(keys: readonly number[]): BigUint64Array {
-  return BigUint64Array.from(keys, BigInt);
-}
-
 function passes(p: Payload, f: VectorFilter): boolean {
   if (p.isArchived) return false;
   if (f.type !== undefined && p.type !== f.type) return false;
@@ -257,7 +277,7 @@ const LOAD_CHUNK_ROWS = 4_096;
  * time rather than whole: at 100 000 points a whole file is 51 MB more to hold while loading, and left for the
  * collector after. Entries come in key order as `save()` writes them, so each chunk is read once.
  */
-function forEachSavedRow<T extends [number, unknown]>(
+function forEachSavedRow<T extends readonly [number, ...unknown[]]>(
   file: string,
   dimensions: number,
   entries: readonly T[],
@@ -365,11 +385,13 @@ export class UsearchIndex implements VectorIndex {
     const perType = new Map<string | null, number>();
     for (const [, { type }] of payloads) perType.set(type, (perType.get(type) ?? 0) + 1);
     for (const [type, rows] of perType) partition.rows.reserve(type, rows);
-    forEachSavedRow(`${base}.${generation}.i8`, dimensions, payloads, ([key, payload], row) => {
+    forEachSavedRow(`${base}.${generation}.i8`, dimensions, payloads, ([key, payload, node], row) => {
       partition.place(key, payload);
       partition.rows.restore(key, payload.type, row);
+      partition.nodes.restore(key, node);
     });
     partition.restoreFreeKeys();
+    partition.nodes.restoreFreeNodes();
     return partition;
   }
 
@@ -472,7 +494,7 @@ export class UsearchIndex implements VectorIndex {
         const base = join(space.dir, userId);
         try {
           partition.index.save(`${base}.${generation}.usearch`);
-          const payloads = partition.payloads.flatMap((payload, key) => (payload ? [savedPayload(key, payload)] : []));
+          const payloads = partition.payloads.flatMap((payload, key) => (payload ? [savedPayload(key, payload, partition.nodes.nodeOf(key))] : []));
           writeFileSync(`${base}.${generation}.json`, JSON.stringify(payloads));
           writeFileSync(`${base}.${generation}.i8`, partition.rows.byKey(partition.payloads.length));
           writeFileSync(`${base}.current.tmp`, String(generation));

@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { createRequire } from "node:module";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { Logger } from "../../src/logger.ts";
 import { UsearchIndex } from "../../src/vectors/usearch.ts";
 import type { VectorFilter, VectorPoint } from "../../src/vectors/vector-index.ts";
@@ -63,6 +64,22 @@ function passes(p: VectorPoint, f: VectorFilter): boolean {
   if (f.fromDate && p.createdAt < f.fromDate) return false;
   if (f.toDate && p.createdAt > f.toDate) return false;
   return !f.tags || f.tags.every((tag) => p.tags.includes(tag));
+}
+
+/** A new index on a directory of its own (removed after the tests), its embedder ensured. */
+async function indexIn(dir = mkdtempSync(join(tmpdir(), "usearch-unit-"))): Promise<{ dir: string; index: UsearchIndex }> {
+  if (!dirs.includes(dir)) dirs.push(dir);
+  const index = (await UsearchIndex.open(dir, silent))!;
+  await index.ensure(EMBEDDER, DIMENSIONS);
+  return { dir, index };
+}
+
+/** Deletes the points of `gone`, then writes `written`: in the index and in `live`, the truth it is held to. */
+async function change(index: UsearchIndex, live: Map<string, VectorPoint>, gone: readonly string[], written: readonly VectorPoint[]) {
+  await index.delete(EMBEDDER, gone);
+  gone.forEach((id) => live.delete(id));
+  await index.upsert(EMBEDDER, written);
+  written.forEach((p) => live.set(p.id, p));
 }
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
@@ -127,11 +144,7 @@ describe("UsearchIndex", () => {
     await index.upsert(EMBEDDER, moved);
     moved.forEach((p) => live.set(p.id, p));
     const deleted = points.slice(1000, 1500).map((p) => p.id);
-    await index.delete(EMBEDDER, deleted);
-    deleted.forEach((id) => live.delete(id));
-    const added = Array.from({ length: 400 }, (_, i) => point(random, 10_000 + i));
-    await index.upsert(EMBEDDER, added);
-    added.forEach((p) => live.set(p.id, p));
+    await change(index, live, deleted, Array.from({ length: 400 }, (_, i) => point(random, 10_000 + i)));
     expect(await index.count(EMBEDDER)).toBe(live.size + 200);
     await expectTrueNearest(index, live, random);
 
@@ -214,6 +227,82 @@ describe("UsearchIndex", () => {
       const [hit] = await reopened.search(EMBEDDER, p.vector, { userId: USER, type: p.type! }, 1);
       expect(hit?.id).toBe(p.id);
     }
+    await reopened.close();
+  });
+
+  it("gives points with identical vectors one graph node: inserted once, each found, through updates, deletes and a reload", async () => {
+    const random = rng(23);
+    const { Index } = createRequire(import.meta.url)("usearch") as typeof import("usearch");
+    const add = vi.spyOn(Index.prototype, "add");
+    const inserted = () => add.mock.calls.reduce((sum, [, vectors]) => sum + (vectors as Float32Array[]).length, 0);
+    const { dir, index } = await indexIn();
+    // 600 points, then 400 more whose vectors are copies of the first 50's (a text written again, eight times)
+    const originals = Array.from({ length: 600 }, (_, i) => point(random, i));
+    const copies = Array.from({ length: 400 }, (_, i) => ({ ...point(random, 1_000 + i), vector: Float32Array.from(originals[i % 50]!.vector) }));
+    const live = new Map([...originals, ...copies].map((p) => [p.id, p]));
+    for (const batch of [originals.slice(0, 300), [...originals.slice(300), ...copies.slice(0, 200)], copies.slice(200)]) {
+      await index.upsert(EMBEDDER, batch);
+    }
+    expect(inserted()).toBe(600);
+    await expectTrueNearest(index, live, random);
+    // the points that hold one vector (nine of them at first) are all found by it
+    const shared = originals[3]!.vector;
+    const holding = () => [...live.values()].filter((p) => !p.isArchived && p.vector.every((x, i) => x === shared[i])).map((p) => p.id);
+    const found = async (at: UsearchIndex) => (await at.search(EMBEDDER, shared, { userId: USER }, 20)).map((hit) => hit.id);
+    expect(holding()).toHaveLength(9);
+    expect(await found(index)).toEqual(expect.arrayContaining(holding()));
+
+    // a change of tags keeps the vector (no insert); a new vector leaves the shared node for a node of its own
+    add.mockClear();
+    const retagged = copies.slice(0, 100).map((p) => ({ ...p, tags: ["blue"], version: 2 }));
+    const rewritten = copies.slice(100, 150).map((p) => ({ ...p, vector: unit(random), version: 2 }));
+    await index.upsert(EMBEDDER, [...retagged, ...rewritten]);
+    expect(inserted()).toBe(50);
+    [...retagged, ...rewritten].forEach((p) => live.set(p.id, p));
+    // a shared node's points deleted one by one, the original among them: the others are still found by it
+    const leaving = [originals[3]!.id, copies[53]!.id];
+    await index.delete(EMBEDDER, leaving);
+    leaving.forEach((id) => live.delete(id));
+    await expectTrueNearest(index, live, random);
+    expect(holding()).toHaveLength(6);
+    expect(await found(index)).toEqual(expect.arrayContaining(holding()));
+    // a node whose points are all gone leaves the graph, and its vector written again is inserted again
+    const lone = originals[599]!;
+    await index.delete(EMBEDDER, [lone.id]);
+    live.delete(lone.id);
+    add.mockClear();
+    const again = { ...point(random, 5_000), vector: Float32Array.from(lone.vector), isArchived: false };
+    await index.upsert(EMBEDDER, [again]);
+    live.set(again.id, again);
+    expect(inserted()).toBe(1);
+
+    await index.close();
+    const { index: reopened } = await indexIn(dir);
+    expect(await reopened.count(EMBEDDER)).toBe(live.size);
+    await expectTrueNearest(reopened, live, random);
+    expect(await found(reopened)).toEqual(expect.arrayContaining(holding()));
+    await reopened.close();
+    add.mockRestore();
+  });
+
+  it("loads a partition saved before nodes were shared (each point its own node, by its key)", async () => {
+    const random = rng(31);
+    const { dir, index } = await indexIn();
+    const points = Array.from({ length: 400 }, (_, i) => point(random, i));
+    await index.upsert(EMBEDDER, points);
+    await index.close();
+    const [file] = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".json"));
+    const rows = JSON.parse(readFileSync(join(dir, file!), "utf8")) as unknown[][];
+    // nothing was deleted or shared, so each node is its point's key, as the graph of an older save was keyed
+    expect(rows.every((row) => row[8] === row[0])).toBe(true);
+    writeFileSync(join(dir, file!), JSON.stringify(rows.map((row) => row.slice(0, 8))));
+    const { index: reopened } = await indexIn(dir);
+    const live = new Map(points.map((p) => [p.id, p]));
+    await expectTrueNearest(reopened, live, random);
+    // its keys and nodes are reused as a new partition's are
+    const gone = points.slice(0, 40).map((p) => p.id);
+    await change(reopened, live, gone, Array.from({ length: 60 }, (_, i) => point(random, 900 + i)));
+    await expectTrueNearest(reopened, live, random);
     await reopened.close();
   });
 });
