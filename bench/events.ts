@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { subscribe } from "../scripts/lib/sse-client.ts";
 import { WebhookReceiver } from "../scripts/lib/webhook-receiver.ts";
 import { positiveInt } from "./lib/args.ts";
+import { generateMemories } from "./lib/corpus.ts";
 import { cpuSeconds } from "./lib/cpu.ts";
 import { ListenersThread } from "./lib/listeners-thread.ts";
 import { machineLine } from "./lib/machine.ts";
@@ -30,6 +31,10 @@ const writes = Number(values.writes);
 const duration = Number(values.seconds);
 const connections = Number(values.connections);
 const rounds = positiveInt("rounds", values.rounds);
+
+const turns = generateMemories(20_000, 7).map((memory) => memory.content);
+let turn = 0;
+const nextTurn = () => turns[turn++ % turns.length]!;
 
 const server = await startBenchServer({ EMBEDDER: "hash", WEBHOOK_ALLOW_PRIVATE: "true" });
 const auth = { authorization: `Bearer ${server.key}`, "content-type": "application/json" };
@@ -72,7 +77,8 @@ async function throughput(): Promise<Throughput> {
     connections,
     duration,
     headers: auth,
-    requests: [{ method: "POST", path: "/api/v1/memory", body: JSON.stringify({ content: "bench write", tags: ["b"] }) }],
+    // a text of its own each, as a chat application's turns are (bench:http does the same)
+    requests: [{ setupRequest: (req) => ({ ...req, method: "POST", path: "/api/v1/memory", body: JSON.stringify({ content: nextTurn(), tags: ["b"] }) }) }],
   });
   if (result.errors + result.non2xx > 0) throw new Error(`${result.errors + result.non2xx} failed creates`);
   const perThousand = (before: number, after: number | undefined) => (((after ?? Number.NaN) - before) * 1000) / result.requests.total;

@@ -1,8 +1,9 @@
-// npm run bench:http [-- --seconds 8 --connections 32 --only get]
+// npm run bench:http [-- --seconds 8 --connections 32 --only get --same-content]
 // REST create/get/list against the same operations over GraphQL, on a server started in a child process on
 // loopback (PGlite unless DATABASE_URL is set). Prints req/s, p50/p99 latency, the server's CPU seconds per 1 000
-// requests (the server process' user + system time, worker threads included) and the REST/GraphQL ratio, then the write targets of issue 14: single creates at least 0.3× the
-// get-by-id throughput, at most 1 CPU second per 1 000, p99 at most 5× p50.
+// requests (the server process' user + system time, worker threads included) and the REST/GraphQL ratio, then
+// the write targets of issue 14: single creates at least 0.3× the get-by-id throughput, at most 1 CPU second per
+// 1 000, p99 at most 5× p50. Each create writes a text of its own; `--same-content` one text every time.
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
 import { generateMemories } from "./lib/corpus.ts";
