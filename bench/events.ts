@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { subscribe } from "../scripts/lib/sse-client.ts";
 import { WebhookReceiver } from "../scripts/lib/webhook-receiver.ts";
 import { positiveInt } from "./lib/args.ts";
-import { generateMemories } from "./lib/corpus.ts";
+import { chatTurns } from "./lib/corpus.ts";
 import { cpuSeconds } from "./lib/cpu.ts";
 import { ListenersThread } from "./lib/listeners-thread.ts";
 import { machineLine } from "./lib/machine.ts";
@@ -32,9 +32,7 @@ const duration = Number(values.seconds);
 const connections = Number(values.connections);
 const rounds = positiveInt("rounds", values.rounds);
 
-const turns = generateMemories(20_000, 7).map((memory) => memory.content);
-let turn = 0;
-const nextTurn = () => turns[turn++ % turns.length]!;
+const nextTurn = chatTurns();
 
 const server = await startBenchServer({ EMBEDDER: "hash", WEBHOOK_ALLOW_PRIVATE: "true" });
 const auth = { authorization: `Bearer ${server.key}`, "content-type": "application/json" };

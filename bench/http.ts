@@ -6,7 +6,7 @@
 // 1 000, p99 at most 5× p50. Each create writes a text of its own; `--same-content` one text every time.
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
-import { generateMemories } from "./lib/corpus.ts";
+import { chatTurns } from "./lib/corpus.ts";
 import { cpuSeconds } from "./lib/cpu.ts";
 import { machineLine } from "./lib/machine.ts";
 import { startBenchServer } from "./lib/server.ts";
@@ -47,9 +47,8 @@ async function seed(count: number): Promise<string[]> {
 const ids = await seed(1000);
 // what a chat application writes, a memory per turn: each create a text of its own (the corpus' memories in turn).
 // `--same-content` writes one text every time: an index treats repeated identical vectors as a case of its own
-const turns = generateMemories(20_000, 7).map((memory) => memory.content);
-let turn = 0;
-const nextContent = () => (values["same-content"] ? "bench write" : turns[turn++ % turns.length]!);
+const nextTurn = chatTurns();
+const nextContent = () => (values["same-content"] ? "bench write" : nextTurn());
 const randomId = () => ids[Math.floor(Math.random() * ids.length)]!;
 const gql = (query: string, variables: object) => JSON.stringify({ query, variables });
 

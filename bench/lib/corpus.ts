@@ -204,6 +204,16 @@ export function generateMemories(count: number, seed = 1): GeneratedMemory[] {
 }
 
 /**
+ * The texts a chat application writes, a memory per turn: the corpus' memories in turn, each call the next one
+ * (wrapping after `count`), for write benches whose creates should each hold a text of their own.
+ */
+export function chatTurns(count = 20_000): () => string {
+  const texts = generateMemories(count, 7).map((memory) => memory.content);
+  let turn = 0;
+  return () => texts[turn++ % texts.length]!;
+}
+
+/**
  * Search-style queries: half a few content words of a memory-like sentence (what a user types), half a whole
  * new sentence from the same templates (what an agent passes on), so that both short and long queries are timed.
  */
