@@ -69,10 +69,40 @@ function serializedOnce(result: ExecutionResult): ExecutionResult {
   return Object.defineProperty(result, "stringify", { value: stringify });
 }
 
+// results written in one chunk at most: a relay round holds up to 500 events
+const MAX_JOINED = 128;
+
+/** How many of the first queued results (MAX_JOINED at most) have neither errors nor extensions. */
+function leadingPlain(queue: readonly ExecutionResult[]): number {
+  let count = 0;
+  while (count < queue.length && count < MAX_JOINED && !queue[count]!.errors && !queue[count]!.extensions) count++;
+  return count;
+}
+
+/**
+ * Several results as one, written as as many events: Yoga's SSE writer writes a result as `event: next`, then
+ * `data: ` + its `stringify` + a blank line (the graphql-sse format), so joining the results' texts with the same
+ * separator makes one chunk of several events. Under a stream of writes a subscriber's stream then goes through
+ * Yoga's response stream and the socket once a relay round, not once an event: with ten subscribers, the most of
+ * what live events cost the event loop. Subscription results reach only this writer (Yoga serves subscriptions
+ * over SSE alone); results with errors or extensions, which Yoga rewrites before writing, are never joined.
+ * shared-subscriptions.test.ts parses the stream as a client does.
+ */
+function joined(results: readonly ExecutionResult[]): ExecutionResult {
+  const text = () => results.map(textOf).join("\n\nevent: next\ndata: ");
+  return Object.defineProperty({}, "stringify", { value: text });
+}
+
+const textOf = (result: ExecutionResult): string => {
+  const { stringify } = result as { stringify?: (value: unknown) => string };
+  return stringify ? stringify(result) : JSON.stringify(result);
+};
+
 /** One subscriber's results, queued until its stream reads them. */
 class SubscriberStream implements AsyncIterableIterator<ExecutionResult> {
   private readonly queue: ExecutionResult[] = [];
   private wake: (() => void) | undefined;
+  private wakeScheduled = false;
   private ended: { failure: unknown } | undefined;
 
   constructor(private readonly execution: SharedExecution) {}
@@ -84,7 +114,14 @@ class SubscriberStream implements AsyncIterableIterator<ExecutionResult> {
       return;
     }
     this.queue.push(result);
-    this.wake?.();
+    // woken once the events dispatched in this turn of the event loop (a relay round's) are all queued, to be
+    // written together (see joined)
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.wake?.();
+    });
   }
 
   end(failure: unknown): void {
@@ -94,7 +131,8 @@ class SubscriberStream implements AsyncIterableIterator<ExecutionResult> {
 
   async next(): Promise<IteratorResult<ExecutionResult>> {
     for (;;) {
-      const value = this.queue.shift();
+      const plain = leadingPlain(this.queue);
+      const value = plain > 1 ? joined(this.queue.splice(0, plain)) : this.queue.shift();
       if (value) return { done: false, value };
       if (this.ended) {
         const { failure } = this.ended;
