@@ -100,3 +100,20 @@ export async function countMatching(sql: Sql, { where, params }: Matching): Prom
   );
   return { total: Number(row?.n ?? 0), nextExpiry: row?.next == null ? null : new Date(row.next) };
 }
+
+/**
+ * The total of a user's whole list (no filter): the count the triggers on memories keep (migration
+ * memory_counts), less the user's memories past their expiry that the sweeper has not deleted yet; with the next
+ * of the user's memories to expire (both by the index on the user and the expiry). Counting the rows
+ * (countMatching) scans all of the user's: on PostgreSQL, where no process can keep a total between requests
+ * (another may write meanwhile), 13 ms a list at 20 000 memories.
+ */
+export async function countWholeList(sql: Sql, userId: string): Promise<Counted> {
+  const [row] = await sql.query<{ n: number | bigint | string; next: Date | string | null }>(
+    `SELECT coalesce((SELECT count FROM memory_counts WHERE user_id = $1::uuid), 0)
+            - (SELECT count(*) FROM memories WHERE user_id = $1::uuid AND expires_at <= now()) AS n,
+            (SELECT min(expires_at) FROM memories WHERE user_id = $1::uuid AND expires_at > now()) AS next`,
+    [userId],
+  );
+  return { total: Number(row?.n ?? 0), nextExpiry: row?.next == null ? null : new Date(row.next) };
+}

@@ -19,7 +19,7 @@ import {
   type MemoryInput,
   type MemoryValues,
 } from "./memory-input.ts";
-import { countMatching, idsInPage, idsInWindow, matching, type CursorWindow, type ListFilter } from "./memory-pages.ts";
+import { countMatching, countWholeList, idsInPage, idsInWindow, matching, type CursorWindow, type ListFilter } from "./memory-pages.ts";
 import { checkPage, pageOf, type PageOf, type Page } from "./paging.ts";
 
 export type { Memory };
@@ -130,7 +130,10 @@ export class MemoryService extends WritingService {
         take: page.limit,
         skip: page.offset,
       }),
-      this.totals.total(principal.userId, JSON.stringify(filtered), () => this.countLive(where)),
+      this.totals.total(principal.userId, JSON.stringify(filtered), () =>
+        // the user alone: the whole list, whose total the database keeps
+        Object.keys(filtered).length === 1 ? countWholeList(this.db.sql, principal.userId) : this.countLive(where),
+      ),
     ]);
     return pageOf(items, total, page);
   }
