@@ -83,10 +83,10 @@ function leadingPlain(queue: readonly ExecutionResult[]): number {
  * Several results as one, written as as many events: Yoga's SSE writer writes a result as `event: next`, then
  * `data: ` + its `stringify` + a blank line (the graphql-sse format), so joining the results' texts with the same
  * separator makes one chunk of several events. Under a stream of writes a subscriber's stream then goes through
- * Yoga's response stream and the socket once a relay round, not once an event: with ten subscribers, the most of
- * what live events cost the event loop. Subscription results reach only this writer (Yoga serves subscriptions
- * over SSE alone); results with errors or extensions, which Yoga rewrites before writing, are never joined.
- * shared-subscriptions.test.ts parses the stream as a client does.
+ * Yoga's response stream and the socket once a relay round, not once an event (the server's time in that path
+ * about halved with ten subscribers: bench/README.md, "Events"). Subscription results reach only this writer
+ * (Yoga serves subscriptions over SSE alone); results with errors or extensions, which Yoga rewrites before
+ * writing, are never joined. shared-subscriptions.test.ts parses the stream as a client does.
  */
 function joined(results: readonly ExecutionResult[]): ExecutionResult {
   const text = () => results.map(textOf).join("\n\nevent: next\ndata: ");
