@@ -94,12 +94,20 @@ export async function idsInPage(sql: Sql, { where, params }: Matching, limit: nu
 }
 
 export async function countMatching(sql: Sql, { where, params }: Matching): Promise<Counted> {
-  const [row] = await sql.query<{ n: number | bigint; next: Date | string | null }>(
-    `SELECT count(*) AS n, min(expires_at) AS next FROM memories WHERE ${where}`,
-    params,
-  );
-  return { total: Number(row?.n ?? 0), nextExpiry: row?.next == null ? null : new Date(row.next) };
+  const [row] = await sql.query<CountRow>(`SELECT count(*) AS n, min(expires_at) AS next FROM memories WHERE ${where}`, params);
+  return countedOf(row);
 }
+
+/** A count and the next expiry, as the database answers them (bigint as a number, bigint or text by driver). */
+interface CountRow {
+  n: number | bigint | string;
+  next: Date | string | null;
+}
+
+const countedOf = (row: CountRow | undefined): Counted => ({
+  total: Number(row?.n ?? 0),
+  nextExpiry: row?.next == null ? null : new Date(row.next),
+});
 
 /**
  * The total of a user's whole list (no filter): the count the triggers on memories keep (migration
@@ -109,11 +117,11 @@ export async function countMatching(sql: Sql, { where, params }: Matching): Prom
  * (another may write meanwhile), 13 ms a list at 20 000 memories.
  */
 export async function countWholeList(sql: Sql, userId: string): Promise<Counted> {
-  const [row] = await sql.query<{ n: number | bigint | string; next: Date | string | null }>(
+  const [row] = await sql.query<CountRow>(
     `SELECT coalesce((SELECT count FROM memory_counts WHERE user_id = $1::uuid), 0)
             - (SELECT count(*) FROM memories WHERE user_id = $1::uuid AND expires_at <= now()) AS n,
             (SELECT min(expires_at) FROM memories WHERE user_id = $1::uuid AND expires_at > now()) AS next`,
     [userId],
   );
-  return { total: Number(row?.n ?? 0), nextExpiry: row?.next == null ? null : new Date(row.next) };
+  return countedOf(row);
 }
