@@ -19,7 +19,7 @@ const LAYERS = [
   { name: "domain", path: "^src/(domain|events|webhooks)/", why: "services and rules; the outbox relay and webhook deliveries they start" },
   { name: "search", path: "^src/(vectors|embeddings)/", why: "vector indexes and embedders" },
   { name: "db", path: "^src/(db|generated)/", why: "the database: PGlite or PostgreSQL, migrations, Prisma's client" },
-  { name: "base", path: "^src/(config\\.ts|logger\\.ts|errors\\.ts|project-root\\.ts|text/)", why: "settings, logging, error codes, text analysis" },
+  { name: "base", path: "^src/(config\\.ts|logger\\.ts|errors\\.ts|project-root\\.ts|text/|threads/)", why: "settings, logging, error codes, text analysis, starting worker threads" },
 ];
 
 const upward = LAYERS.flatMap((lower, i) =>

@@ -48,18 +48,28 @@ await build({
   // CommonJS libraries inside an ES module bundle still call require()
   banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
 });
-// the webhook sender's thread, started from the chunk that holds src/webhooks/sender.ts (beside this file); its
-// imports are Node.js' own and the service's, so it is a file of its own with nothing left outside
-await build({
-  entryPoints: ["src/webhooks/sender-thread.ts"],
-  outfile: `${OUT_DIR}/webhook-sender.mjs`,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  sourcemap: true,
-  logLevel: "warning",
-});
+// the threads the service starts, each a file of its own beside the chunk that starts it
+// (src/threads/module-thread.ts): the webhook sender's (src/webhooks/sender.ts), whose imports are Node.js' own and
+// the service's, so nothing is left outside; the embedded database's (src/db/pglite-client.ts), which leaves PGlite
+// and Prisma's packages outside as the service does
+const THREADS = [
+  { entry: "src/webhooks/sender-thread.ts", file: "webhook-sender.mjs", external: [] },
+  { entry: "src/db/pglite-thread.ts", file: "pglite-thread.mjs", external: EXTERNAL },
+];
+for (const { entry, file, external } of THREADS) {
+  await build({
+    entryPoints: [entry],
+    outfile: `${OUT_DIR}/${file}`,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external,
+    sourcemap: true,
+    logLevel: "warning",
+    banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
+  });
+}
 // the sentence encoder's threads run this file, found next to the module that starts them (encoder-pool.ts)
 copyFileSync("src/embeddings/encoder-worker.mjs", `${OUT_DIR}/encoder-worker.mjs`);
 console.log(`wrote dist/server/main.mjs in ${Math.round(performance.now() - started)} ms`);

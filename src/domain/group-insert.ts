@@ -29,7 +29,7 @@ export class GroupInsert {
   private inFlight = 0;
   private scheduled = false;
 
-  /** `maxInFlight`: statements at once (1 on the embedded database, which runs one at a time anyway). */
+  /** `maxInFlight`: statements at once. */
   constructor(
     private readonly db: Database,
     private readonly maxInFlight: number,

@@ -41,8 +41,8 @@ type Read = MemoryTerms & { version: number | null };
 /**
  * Recall's and search's BM25 on the embedded database without SQL: each user's memory_terms copied into this
  * process (UserTerms) the first time the user recalls or searches, and kept in step with their writes, which all
- * pass through ListTotals.changed with the memories they touched. PGlite runs one statement at a time on the event
- * loop's thread, and BM25's statements over the postings of common terms were most of a recall's time (and of a
+ * pass through ListTotals.changed with the memories they touched. PGlite runs one statement at a time (in its
+ * thread), and BM25's statements over the postings of common terms were most of a recall's time (and of a
  * search's: 180 ms at 100 000 memories); scoring the copy takes a fraction of that. Only where this process is the
  * only writer (Database.singleWriter).
  *

@@ -9,7 +9,7 @@ const CLAIM_LIMIT = 500;
 // writes made by another instance (or left behind by a crash between commit and relay) wait at most this long
 const POLL_MS = 1000;
 // under a stream of writes (a round found several events), the next waits this long for more to take at once: on
-// the embedded database a round's statements cost about 2.5 ms of the event loop's time whatever they hold, and
+// the embedded database a round's statements cost about 2.5 ms of its thread's time whatever they hold, and
 // about 0.13 ms an event with two endpoints (bench/README.md, "Events"), so at ~700 creates/s rounds of 35 rather
 // than 14 save about 0.1 ms a create; the price: under such a stream, events reach listeners up to 50 ms later
 const GATHER_MS = 50;

@@ -1,4 +1,5 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startModuleThread } from "../threads/module-thread.ts";
 import type { Attempt } from "./send.ts";
 
 /** What the thread needs of a delivery to sign and send it. */
@@ -37,24 +38,14 @@ interface Thread {
   pending: Map<number, Pending>;
 }
 
-/**
- * Under tsx (the sources, the tests) a worker thread does not inherit the TypeScript loader on Node.js 20: it
- * registers tsx itself. The build bundles the thread into webhook-sender.mjs beside the chunk this module is in
- * (scripts/bundle-server.mjs).
- */
 function startWorker(settings: SenderSettings): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./webhook-sender.mjs", import.meta.url), { workerData: settings });
-  const entry = JSON.stringify(new URL("./sender-thread.ts", import.meta.url).href);
-  return new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${entry}); });`, {
-    eval: true,
-    workerData: settings,
-  });
+  return startModuleThread(import.meta.url, { source: "./sender-thread.ts", bundled: "./webhook-sender.mjs" }, { workerData: settings });
 }
 
 /**
  * Sends webhook deliveries from a thread of their own (sender-thread.ts): their HTTP exchanges, signatures and
- * address checks cost the event loop's thread, which also runs the API and the embedded database, nothing but a
- * message each way per batch: with two endpoints, 0.1-0.2 ms less of its CPU time per create (bench:events). The
+ * address checks cost the event loop's thread, which runs the API, nothing but a message each way per batch:
+ * with two endpoints, 0.1-0.2 ms less of its CPU time per create (bench:events). The
  * process spends as much or a little more (the messages, a second heap): the API serves more only where the
  * thread finds a core to spare.
  * The thread starts with the first batch; if it dies, the batches it had fail (their deliveries are claimed, so

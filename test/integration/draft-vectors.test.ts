@@ -87,6 +87,8 @@ describe.runIf(databaseUnderTest() === "pglite")("memories searchable by meaning
       const api = second.client(user.key);
       const asUser = { api } as TestUser;
       expect(await unembedded(second)).toBe(memories.length);
+      // the server answers while its indexer starts (and drafts what waits): the drafts come within moments
+      await expect.poll(async () => summary(await ranksNow(asUser)).top3, { timeout: 10_000 }).toBeGreaterThanOrEqual(21);
       ranks = await ranksNow(asUser);
       expect(ranks[0]).toBe(-1); // the changed memory is found by its new meaning only
       expect(summary(ranks).top3, `ranks: ${ranks.join(" ")}`).toBeGreaterThanOrEqual(21);

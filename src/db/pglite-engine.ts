@@ -1,0 +1,128 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import type { Sql } from "./database.ts";
+import { migrate } from "./migrate.ts";
+import { OwnerOnlyNodeFS } from "./owner-only-node-fs.ts";
+import { emptyTemplateDir, templateArchive, writeTemplateArchive } from "./pglite-template.ts";
+
+type Queryable = Pick<PGlite, "query" | "exec">;
+
+const BYTEA = 17;
+
+/**
+ * bytea read in PostgreSQL's hex text form through Node's native hex codec (PGlite's own codec goes byte by
+ * byte: a string and a parseInt per byte, ~0.5 ms for one 512-dimension embedding), and written in binary
+ * form, which PGlite sends for a Uint8Array as it is. A bytea[] parameter is not supported (the array
+ * serializer wants text): pass byte strings packed into one (see packed-bytes.ts).
+ */
+const byteaCodec = {
+  parsers: {
+    // a copy with its own ArrayBuffer: Node's hex decoder may return a slice of a shared pool
+    [BYTEA]: (text: string): Uint8Array => new Uint8Array(Buffer.from(text.slice(2), "hex")),
+  },
+  serializers: {
+    // typed as returning text, but PGlite's protocol writer (node-postgres's) sends a byte view as a binary
+    // parameter (test/integration/packed-bytes.test.ts checks the round trip)
+    [BYTEA]: ((value: unknown): Uint8Array => {
+      if (!(value instanceof Uint8Array)) throw new Error("Invalid input for bytea type");
+      return value;
+    }) as unknown as (value: unknown) => string,
+  },
+};
+
+export function sqlOf(client: Queryable & Partial<Pick<PGlite, "transaction">>): Sql {
+  return {
+    query: async <R>(text: string, params?: unknown[]) => (await client.query<R>(text, params)).rows,
+    exec: async (script) => {
+      await client.exec(script);
+    },
+    transaction: (work) => {
+      if (!client.transaction) throw new Error("transactions do not nest");
+      return client.transaction((tx) => work(sqlOf(tx)));
+    },
+  };
+}
+
+export interface PGliteSettings {
+  /** A directory, or `memory://` for a database in memory. */
+  dataDir: string;
+  /** shared_buffers, in MB. */
+  sharedBuffersMb?: number;
+}
+
+/**
+ * The WAL segment size new databases are made with. initdb's default, 16 MB, makes pg_wal at least 32 MB (two
+ * segments) whatever the settings below say; 1 MB segments let a checkpoint leave a few MB.
+ */
+const NEW_WAL_SEGMENT_MB = 1;
+const INITDB_PARAMS = [`--wal-segsize=${NEW_WAL_SEGMENT_MB}`];
+
+/**
+ * The segment size of the database in `dataDir`: every file in pg_wal named as a segment has that size. A
+ * database made before NEW_WAL_SEGMENT_MB has 16 MB segments, and PostgreSQL refuses to start when min_wal_size
+ * or max_wal_size is under two segments, so the WAL settings follow the database.
+ */
+function walSegmentMb(dataDir: string): number {
+  const walDir = join(dataDir, "pg_wal");
+  const segment = existsSync(walDir) ? readdirSync(walDir).find((name) => /^[0-9A-F]{24}$/.test(name)) : undefined;
+  return segment ? statSync(join(walDir, segment)).size / (1024 * 1024) : NEW_WAL_SEGMENT_MB;
+}
+
+/**
+ * What the embedded PostgreSQL runs with, beyond PGlite's own start parameters. initdb's defaults are a server's:
+ * 128 MB of shared_buffers, which the process holds as soon as they are touched (PGlite reads pages through the
+ * OS's file cache, so a smaller pool costs a copy, not a disk read), and up to 1 GB of WAL before a checkpoint
+ * (half the data directory at 100 000 memories). The service checkpoints itself at half of max_wal_size
+ * (maintenance.ts); the segments a checkpoint keeps for reuse are at least min_wal_size and at most max_wal_size.
+ */
+function startParams({ sharedBuffersMb = 32 }: PGliteSettings, walSegmentMb: number): string[] {
+  const settings = {
+    shared_buffers: `${sharedBuffersMb}MB`,
+    max_wal_size: `${Math.max(8, 2 * walSegmentMb)}MB`,
+    min_wal_size: `${2 * walSegmentMb}MB`,
+  };
+  return [...PGlite.defaultStartParams, ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+}
+
+/**
+ * Starts PostgreSQL on `dataDir` (seeded beforehand, pglite-template.ts), or on a new in-memory database made from
+ * the snapshot when there is one. It runs on the thread that calls this: the service's is pglite-thread.ts.
+ */
+export function createPGlite(settings: PGliteSettings): Promise<PGlite> {
+  const { dataDir } = settings;
+  const inMemory = dataDir.startsWith("memory://");
+  const template = inMemory ? templateArchive() : undefined;
+  return PGlite.create({
+    dataDir: inMemory ? "memory://" : dataDir,
+    ...(inMemory ? {} : { fs: new OwnerOnlyNodeFS(dataDir) }),
+    ...(template ? { loadDataDir: template } : {}),
+    extensions: { vector },
+    initDbStartParams: INITDB_PARAMS,
+    // an in-memory database is made by this build (from its snapshot, or by initdb)
+    startParams: startParams(settings, inMemory ? NEW_WAL_SEGMENT_MB : walSegmentMb(dataDir)),
+    ...byteaCodec,
+  });
+}
+
+/**
+ * Makes the snapshot new databases start from (pglite-template.ts): an empty database, migrated, as a directory
+ * and as an archive.
+ */
+export async function buildTemplate(): Promise<void> {
+  const dataDir = emptyTemplateDir();
+  const pglite = await PGlite.create({
+    dataDir,
+    fs: new OwnerOnlyNodeFS(dataDir),
+    extensions: { vector },
+    initDbStartParams: INITDB_PARAMS,
+  });
+  try {
+    await migrate(sqlOf(pglite));
+    const snapshot = await pglite.dumpDataDir("gzip");
+    writeTemplateArchive(new Uint8Array(await snapshot.arrayBuffer()));
+  } finally {
+    await pglite.close();
+  }
+}
