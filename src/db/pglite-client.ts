@@ -9,6 +9,7 @@ import type {
   Transaction,
   TransactionOptions,
 } from "@prisma/driver-adapter-utils";
+import type { Logger } from "../logger.ts";
 import { startModuleThread } from "../threads/module-thread.ts";
 import type { Sql } from "./database.ts";
 import { errorOf, type Answer, type Call, type CallName, type Calls } from "./pglite-calls.ts";
@@ -32,18 +33,25 @@ export class PGliteThread {
   adapterName = "";
   connectionInfo: ConnectionInfo | undefined;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly logger: Logger | undefined,
+  ) {
     // the thread keeps the process alive only while a call waits for it (ref() in call())
     worker.unref();
     worker.on("message", (answer: Answer) => this.answered(answer));
-    worker.on("error", (error) => this.stop(error));
-    worker.on("exit", (code) => this.stop(new Error(`the embedded database's thread stopped (exit code ${code})`)));
+    worker.on("error", (error) => this.failed(error));
+    worker.on("exit", (code) => this.failed(new Error(`the embedded database's thread stopped (exit code ${code})`)));
   }
 
-  /** Starts the thread and opens the database in it. */
-  static async open(settings: PGliteSettings): Promise<PGliteThread> {
+  /**
+   * Starts the thread and opens the database in it. If the thread dies (PostgreSQL aborting, say), every call
+   * fails from then on with the reason, which goes to `logger`: /readyz answers 503 until the service restarts.
+   */
+  static async open(settings: PGliteSettings, logger?: Logger): Promise<PGliteThread> {
     const thread = new PGliteThread(
       startModuleThread(import.meta.url, { source: "./pglite-thread.ts", bundled: "./pglite-thread.mjs" }, {}),
+      logger,
     );
     try {
       const { adapterName, connectionInfo } = await thread.call("open", settings);
@@ -80,6 +88,11 @@ export class PGliteThread {
     if (this.pending.size === 0) this.worker.unref();
     if ("error" in answer) pending.reject(errorOf(answer.error));
     else pending.resolve(answer.value);
+  }
+
+  private failed(reason: Error): void {
+    if (!this.stopped) this.logger?.error({ err: reason }, "the embedded database's thread failed: the database is unavailable");
+    this.stop(reason);
   }
 
   private stop(reason: Error): void {

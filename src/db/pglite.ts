@@ -22,7 +22,7 @@ export async function openPGlite(dataDir: string, logger?: Logger, options: PGli
   let thread: PGliteThread | undefined;
   try {
     if (!inMemory) seedDataDir(dataDir);
-    thread = await PGliteThread.open({ dataDir, sharedBuffersMb: options.sharedBuffersMb });
+    thread = await PGliteThread.open({ dataDir, sharedBuffersMb: options.sharedBuffersMb }, logger);
     const sql = threadSql(thread);
     await migrate(sql, logger);
     const opened = thread;

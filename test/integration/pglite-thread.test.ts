@@ -1,8 +1,10 @@
+import type { Worker } from "node:worker_threads";
 import { Prisma } from "../../src/generated/prisma/client.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/database.ts";
 import { openPGlite } from "../../src/db/pglite.ts";
 import { PGliteThread, threadSql } from "../../src/db/pglite-client.ts";
+import type { Logger } from "../../src/logger.ts";
 import { databaseUnderTest } from "../support/server.ts";
 
 // The embedded database runs in a thread of its own (src/db/pglite-thread.ts): what crosses must behave as PGlite
@@ -111,6 +113,16 @@ describe.skipIf(databaseUnderTest() !== "pglite")("the embedded database's threa
     await closing;
     expect(await Promise.all(before)).toEqual(Array(20).fill("done"));
     for (const outcome of await Promise.all(after)) expect(outcome).toMatch(/done|embedded database is (closed|not open)/);
+  });
+
+  it("when its thread dies, fails every call from then on with the reason and logs it once", async () => {
+    const errors: string[] = [];
+    const logger = { error: (_: unknown, message: string) => errors.push(message) } as unknown as Logger;
+    const thread = await PGliteThread.open({ dataDir: "memory://" }, logger);
+    await (thread as unknown as { worker: Worker }).worker.terminate();
+    await expect(threadSql(thread).query("SELECT 1")).rejects.toThrow(/embedded database's thread stopped/);
+    await expect(threadSql(thread).query("SELECT 1")).rejects.toThrow(/embedded database's thread stopped/);
+    expect(errors).toEqual(["the embedded database's thread failed: the database is unavailable"]);
   });
 
   it("fails calls made after it is closed, with a message that says so", async () => {
