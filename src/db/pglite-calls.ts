@@ -32,7 +32,7 @@ export type CrossingError =
 export type Answer = { id: number; value: unknown } | { id: number; error: CrossingError };
 
 /** An error PostgreSQL reported in the database's thread, with the fields PGlite gives it (code, detail, constraint...). */
-export class DatabaseError extends Error {
+class DatabaseError extends Error {
   override name = "DatabaseError";
   code?: string;
   detail?: string;
