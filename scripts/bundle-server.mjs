@@ -50,11 +50,12 @@ await build({
 });
 // the threads the service starts, each a file of its own beside the chunk that starts it
 // (src/threads/module-thread.ts): the webhook sender's (src/webhooks/sender.ts), whose imports are Node.js' own and
-// the service's, so nothing is left outside; the embedded database's (src/db/pglite-client.ts), which leaves PGlite
-// and Prisma's packages outside as the service does
+// the service's, so nothing is left outside; the embedded database's (src/db/pglite-client.ts) and the vector
+// index's (src/vectors/usearch-client.ts), which leave PGlite, Prisma's packages and usearch outside as the service does
 const THREADS = [
   { entry: "src/webhooks/sender-thread.ts", file: "webhook-sender.mjs", external: [] },
   { entry: "src/db/pglite-thread.ts", file: "pglite-thread.mjs", external: EXTERNAL },
+  { entry: "src/vectors/usearch-thread.ts", file: "usearch-thread.mjs", external: EXTERNAL },
 ];
 for (const { entry, file, external } of THREADS) {
   await build({

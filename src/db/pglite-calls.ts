@@ -1,10 +1,11 @@
 // What the event loop's thread asks of the embedded database's thread (pglite-thread.ts) and what it answers: the
 // two ways in that the service uses, raw SQL (`Sql`) and Prisma's driver adapter, each call a message each way.
 import type { ConnectionInfo, IsolationLevel, SqlQuery, SqlResultSet, TransactionOptions } from "@prisma/driver-adapter-utils";
+import type { ErrorCodec } from "../threads/thread-calls.ts";
 import type { PGliteSettings } from "./pglite-engine.ts";
 
 /** Each call's arguments and result. `tx` names a transaction begun by `begin` or `startTransaction`. */
-export interface Calls {
+export type Calls = {
   open: { args: PGliteSettings; result: { adapterName: string; connectionInfo: ConnectionInfo | undefined } };
   query: { args: { tx?: number; text: string; params?: unknown[] }; result: unknown[] };
   exec: { args: { tx?: number; script: string }; result: void };
@@ -17,19 +18,13 @@ export interface Calls {
   commit: { args: { tx: number }; result: void };
   rollback: { args: { tx: number }; result: void };
   close: { args: Record<string, never>; result: void };
-}
-
-export type CallName = keyof Calls;
-
-export type Call = { [N in CallName]: { id: number; name: N; args: Calls[N]["args"] } }[CallName];
+};
 
 /** How an error crosses: PostgreSQL's with its fields, Prisma's adapter's with its cause, any other by message. */
 export type CrossingError =
   | { kind: "database"; message: string; fields: Record<string, unknown> }
   | { kind: "adapter"; message: string; cause: object }
   | { kind: "other"; message: string };
-
-export type Answer = { id: number; value: unknown } | { id: number; error: CrossingError };
 
 /** An error PostgreSQL reported in the database's thread, with the fields PGlite gives it (code, detail, constraint...). */
 class DatabaseError extends Error {
@@ -53,7 +48,7 @@ class DriverAdapterError extends Error {
   }
 }
 
-export function crossingError(error: unknown): CrossingError {
+function crossingError(error: unknown): CrossingError {
   if (!(error instanceof Error)) return { kind: "other", message: String(error) };
   if (error.name === "DriverAdapterError" && typeof error.cause === "object" && error.cause !== null) {
     return { kind: "adapter", message: error.message, cause: error.cause };
@@ -63,7 +58,7 @@ export function crossingError(error: unknown): CrossingError {
   return { kind: "other", message: error.message };
 }
 
-export function errorOf(crossing: CrossingError): Error {
+function errorOf(crossing: CrossingError): Error {
   switch (crossing.kind) {
     case "database":
       return Object.assign(new DatabaseError(crossing.message), crossing.fields, { name: "DatabaseError" });
@@ -73,3 +68,5 @@ export function errorOf(crossing: CrossingError): Error {
       return new Error(crossing.message);
   }
 }
+
+export const pgliteErrors: ErrorCodec<CrossingError> = { toCrossing: crossingError, fromCrossing: errorOf };

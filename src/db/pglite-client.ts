@@ -1,4 +1,3 @@
-import type { Worker } from "node:worker_threads";
 import type {
   ConnectionInfo,
   IsolationLevel,
@@ -11,14 +10,10 @@ import type {
 } from "@prisma/driver-adapter-utils";
 import type { Logger } from "../logger.ts";
 import { startModuleThread } from "../threads/module-thread.ts";
+import { ThreadCaller } from "../threads/thread-calls.ts";
 import type { Sql } from "./database.ts";
-import { errorOf, type Answer, type Call, type CallName, type Calls } from "./pglite-calls.ts";
+import { pgliteErrors, type Calls, type CrossingError } from "./pglite-calls.ts";
 import type { PGliteSettings } from "./pglite-engine.ts";
-
-interface Pending {
-  resolve(value: unknown): void;
-  reject(error: Error): void;
-}
 
 /**
  * The embedded database in a thread of its own (pglite-thread.ts), as the event loop's thread sees it: each call a
@@ -26,23 +21,9 @@ interface Pending {
  * one is made for browser tabs (a leader elected through navigator.locks, which Node.js 20 lacks) and sends three
  * messages a query (a lock, the query, its release); here the thread's own PGlite orders the calls.
  */
-export class PGliteThread {
-  private readonly pending = new Map<number, Pending>();
-  private lastId = 0;
-  private stopped: Error | undefined;
+export class PGliteThread extends ThreadCaller<Calls, CrossingError> {
   adapterName = "";
   connectionInfo: ConnectionInfo | undefined;
-
-  private constructor(
-    private readonly worker: Worker,
-    private readonly logger: Logger | undefined,
-  ) {
-    // the thread keeps the process alive only while a call waits for it (ref() in call())
-    worker.unref();
-    worker.on("message", (answer: Answer) => this.answered(answer));
-    worker.on("error", (error) => this.failed(error));
-    worker.on("exit", (code) => this.failed(new Error(`the embedded database's thread stopped (exit code ${code})`)));
-  }
 
   /**
    * Starts the thread and opens the database in it. If the thread dies (PostgreSQL aborting, say), every call
@@ -51,7 +32,11 @@ export class PGliteThread {
   static async open(settings: PGliteSettings, logger?: Logger): Promise<PGliteThread> {
     const thread = new PGliteThread(
       startModuleThread(import.meta.url, { source: "./pglite-thread.ts", bundled: "./pglite-thread.mjs" }, {}),
-      logger,
+      {
+        holds: "the embedded database",
+        errors: pgliteErrors,
+        failed: (reason) => logger?.error({ err: reason }, "the embedded database's thread failed: the database is unavailable"),
+      },
     );
     try {
       const { adapterName, connectionInfo } = await thread.call("open", settings);
@@ -59,46 +44,14 @@ export class PGliteThread {
       thread.connectionInfo = connectionInfo;
       return thread;
     } catch (error) {
-      await thread.worker.terminate();
+      await thread.terminate();
       throw error;
     }
   }
 
-  call<N extends CallName>(name: N, args: Calls[N]["args"]): Promise<Calls[N]["result"]> {
-    if (this.stopped) return Promise.reject(this.stopped);
-    const id = ++this.lastId;
-    if (this.pending.size === 0) this.worker.ref();
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, name, args } as Call);
-    });
-  }
-
   /** Closes the database; the thread then ends. Calls after it fail. */
-  async close(): Promise<void> {
-    if (this.stopped) return;
-    await this.call("close", {});
-    this.stop(new Error("the embedded database is closed"));
-  }
-
-  private answered(answer: Answer): void {
-    const pending = this.pending.get(answer.id);
-    if (!pending) return;
-    this.pending.delete(answer.id);
-    if (this.pending.size === 0) this.worker.unref();
-    if ("error" in answer) pending.reject(errorOf(answer.error));
-    else pending.resolve(answer.value);
-  }
-
-  private failed(reason: Error): void {
-    if (!this.stopped) this.logger?.error({ err: reason }, "the embedded database's thread failed: the database is unavailable");
-    this.stop(reason);
-  }
-
-  private stop(reason: Error): void {
-    this.stopped ??= reason;
-    for (const pending of this.pending.values()) pending.reject(reason);
-    this.pending.clear();
+  close(): Promise<void> {
+    return this.closeWith("close", {});
   }
 }
 

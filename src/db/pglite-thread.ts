@@ -6,7 +6,8 @@ import type { SqlDriverAdapter, Transaction } from "@prisma/driver-adapter-utils
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { parentPort } from "node:worker_threads";
 import type { Sql } from "./database.ts";
-import { crossingError, type Answer, type Call, type CallName, type Calls } from "./pglite-calls.ts";
+import { serveCalls, type Handlers } from "../threads/thread-calls.ts";
+import { pgliteErrors, type Calls } from "./pglite-calls.ts";
 import { createPGlite, sqlOf } from "./pglite-engine.ts";
 
 const port = parentPort;
@@ -52,7 +53,7 @@ function taken<T>(map: Map<number, T>, tx: number): T {
 const sqlIn = (tx: number | undefined): Sql => (tx === undefined ? db().sql : held(sqlTransactions, tx).sql);
 const prismaIn = (tx: number | undefined) => (tx === undefined ? db().adapter : held(prismaTransactions, tx));
 
-const handlers: { [N in CallName]: (args: Calls[N]["args"]) => Promise<Calls[N]["result"]> } = {
+const handlers: Handlers<Calls> = {
   async open(settings) {
     const pglite = await createPGlite(settings);
     const adapter = await new PrismaPGlite(pglite).connect();
@@ -98,20 +99,5 @@ const handlers: { [N in CallName]: (args: Calls[N]["args"]) => Promise<Calls[N][
   },
 };
 
-async function answer(call: Call): Promise<unknown> {
-  // each name with its own arguments (Call is a union by name); awaited here so that a handler that throws before
-  // its first await (no such transaction, the database closed) answers with its error rather than ending the thread
-  const handler = handlers[call.name] as (args: Call["args"]) => Promise<unknown>;
-  return await handler(call.args);
-}
-
-port.on("message", (call: Call) => {
-  answer(call).then(
-    (value) => {
-      port.postMessage({ id: call.id, value } satisfies Answer);
-      // with the database closed, nothing is left to do: the thread ends
-      if (call.name === "close") port.close();
-    },
-    (error: unknown) => port.postMessage({ id: call.id, error: crossingError(error) } satisfies Answer),
-  );
-});
+// with the database closed, nothing is left to do: the thread ends
+serveCalls(port, handlers, pgliteErrors, "close");

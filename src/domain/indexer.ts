@@ -268,7 +268,7 @@ export class Indexer {
       `SELECT id, (extract(epoch FROM updated_at) * 1000)::bigint::text AS version FROM memories WHERE embedder = $1`,
       [this.embedder.id],
     );
-    const { stale, extra } = this.index.reconcile(this.embedder.id, new Map(rows.map((r) => [r.id, Number(r.version)])));
+    const { stale, extra } = await this.index.reconcile(this.embedder.id, new Map(rows.map((r) => [r.id, Number(r.version)])));
     if (extra.length) await this.index.delete(this.embedder.id, extra);
     if (stale.length) await this.db.sql.query(
       "INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM memories WHERE id = ANY($1::uuid[])",

@@ -5,12 +5,12 @@ import { ConfigError } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { ExactIndex } from "./exact.ts";
 import { PgVectorIndex } from "./pgvector.ts";
-import { UsearchIndex } from "./usearch.ts";
+import { UsearchThreadIndex } from "./usearch-client.ts";
 import type { VectorIndex } from "./vector-index.ts";
 
 /**
  * Qdrant when QDRANT_URL is set. Otherwise VECTOR_INDEX, where "auto" means: on the embedded database,
- * usearch in this process (else pgvector); on PostgreSQL, pgvector when the extension is there, else an exact
+ * usearch in a thread of this process (else pgvector); on PostgreSQL, pgvector when the extension is there, else an exact
  * scan. usearch needs a database that only this process writes, so PostgreSQL never gets it.
  */
 export async function openVectorIndex(config: Config, db: Database, logger: Logger): Promise<VectorIndex> {
@@ -25,7 +25,7 @@ export async function openVectorIndex(config: Config, db: Database, logger: Logg
   }
   if ((choice === "auto" && db.singleWriter) || choice === "usearch") {
     const dir = config.dataDir.startsWith("memory://") ? undefined : join(config.dataDir, "vectors");
-    const usearch = await UsearchIndex.open(dir, logger);
+    const usearch = await UsearchThreadIndex.open(dir, logger);
     if (usearch) return usearch;
     if (choice === "usearch") throw new ConfigError("VECTOR_INDEX=usearch, but usearch has no binary for this platform.");
   }

@@ -3,7 +3,6 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, re
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
-import type { Logger } from "../logger.ts";
 import { Int8Rows, quantize, RowGroup } from "./int8-rows.ts";
 import { SharedNodes } from "./shared-nodes.ts";
 import type { VectorFilter, VectorHit, VectorIndex, VectorPoint } from "./vector-index.ts";
@@ -26,11 +25,20 @@ const GATHER_MAX = 3_000;
 /** usearch's own thread pool for inserts: 0 is one thread per core. */
 const ADD_THREADS = 0;
 /**
- * Points inserted in one turn of the event loop. usearch's add is synchronous (about 0.4 ms a point on a small
- * machine): the 64 vectors of a background embedding round in one call held every request back for 25 ms.
+ * Points inserted in one turn of the index's event loop (usearch-thread.ts). usearch's add is synchronous (about
+ * 0.4 ms a point on a small machine): between turns, searches are answered while a large batch goes in.
  */
 const ADD_PER_TURN = 16;
 const SAVE_EVERY_MS = 60_000;
+
+/** What the index reports: the service's logger, or in its thread messages to it (usearch-thread.ts). */
+export interface IndexLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** A point as the index takes it: its metadata stays with the database (searchesWhere is false). */
+export type IndexedPoint = Omit<VectorPoint, "metadata">;
 
 /** What a point keeps besides its vector: the fields searches filter on. */
 interface Payload {
@@ -99,7 +107,7 @@ class Partition {
     return this.keyOf.size;
   }
 
-  upsert(batch: readonly VectorPoint[]): void {
+  upsert(batch: readonly IndexedPoint[]): void {
     // one key per id: the last write of an id in a batch is its state
     const points = [...new Map(batch.map((p) => [p.id, p])).values()];
     const placed = points.map((p) => {
@@ -244,7 +252,7 @@ const NO_ROWS = new RowGroup(0);
 
 let scratchRows = new Int8Array(0);
 
-/** A reused buffer for the rows a scan compares (searches run one at a time on the event loop). */
+/** A reused buffer for the rows a scan compares (searches run one at a time, on the index's thread). */
 function scratch(length: number): Int8Array {
   if (scratchRows.length < length) scratchRows = new Int8Array(length);
   return scratchRows.subarray(0, length);
@@ -326,13 +334,13 @@ export class UsearchIndex implements VectorIndex {
   private constructor(
     private readonly usearch: UsearchModule,
     private readonly dir: string | undefined,
-    private readonly logger: Logger,
+    private readonly logger: IndexLog,
   ) {
     if (dir) this.timer = setInterval(() => this.save(), SAVE_EVERY_MS).unref();
   }
 
   /** The index, or undefined when usearch has no binary for this platform. `dir` undefined keeps no files. */
-  static async open(dir: string | undefined, logger: Logger): Promise<UsearchIndex | undefined> {
+  static async open(dir: string | undefined, logger: IndexLog): Promise<UsearchIndex | undefined> {
     try {
       // the CommonJS entry: the ESM one finds its binary through a global __dirname if there is one, and
       // Prisma's generated client sets that global to its own folder
@@ -417,11 +425,11 @@ export class UsearchIndex implements VectorIndex {
     this.spaces.set(embedderId, space);
   }
 
-  async upsert(embedderId: string, points: readonly VectorPoint[]): Promise<void> {
+  async upsert(embedderId: string, points: readonly IndexedPoint[]): Promise<void> {
     const space = this.space(embedderId);
     for (let at = 0; at < points.length; at += ADD_PER_TURN) {
       if (at > 0) await setImmediate();
-      const byPartition = new Map<Partition, VectorPoint[]>();
+      const byPartition = new Map<Partition, IndexedPoint[]>();
       for (const point of points.slice(at, at + ADD_PER_TURN)) {
         const partition = this.partition(space, point.userId);
         const owner = space.owners.get(point.id);
@@ -466,7 +474,7 @@ export class UsearchIndex implements VectorIndex {
     return this.space(embedderId).owners.size;
   }
 
-  reconcile(embedderId: string, versions: ReadonlyMap<string, number>): { stale: string[]; extra: string[] } {
+  async reconcile(embedderId: string, versions: ReadonlyMap<string, number>): Promise<{ stale: string[]; extra: string[] }> {
     const space = this.space(embedderId);
     const held = new Map<string, number>();
     for (const partition of space.partitions.values()) {

@@ -79,7 +79,7 @@ export interface VectorIndex {
    * version of every memory that should be in it, the ids it lacks or holds in another version (to write
    * again) and the ids it holds that should not be there (to delete).
    */
-  reconcile?(embedderId: string, versions: ReadonlyMap<string, number>): { stale: string[]; extra: string[] };
+  reconcile?(embedderId: string, versions: ReadonlyMap<string, number>): Promise<{ stale: string[]; extra: string[] }>;
   /** Whether the index is reachable, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -154,7 +154,7 @@ describe("UsearchIndex", () => {
     expect(await reopened.count(EMBEDDER)).toBe(live.size + 200);
     await expectTrueNearest(reopened, live, random);
     const versions = new Map([...live.values(), ...others].map((p) => [p.id, p.version]));
-    expect(reopened.reconcile(EMBEDDER, versions)).toEqual({ stale: [], extra: [] });
+    expect(await reopened.reconcile(EMBEDDER, versions)).toEqual({ stale: [], extra: [] });
     await reopened.close();
   });
 
