@@ -7,7 +7,7 @@ import type { Logger } from "../logger.ts";
 import { cosine, storedToVector } from "../vectors/codec.ts";
 import { contentKey, KEY_VERSION } from "./content-key.ts";
 import { unexpiredSql } from "./expiry.ts";
-import { insertMemoriesIn, MEMORY_COLUMNS, type InsertedMemory, type NewMemory } from "./memory-rows.ts";
+import { insertMemoriesIn, MEMORY_COLUMNS, type InsertedMemory, type NewMemory, type TaskRule } from "./memory-rows.ts";
 
 /**
  * The duplicate guard: a create asked to deduplicate (or under the server's DEDUPE) that finds a memory of the
@@ -77,8 +77,9 @@ export class DuplicateGuard {
     }
   }
 
-  store(candidates: readonly Candidate[]): Promise<Placement[]> {
-    return insertDeduplicated(this.db, this.embedder.id, this.settings, candidates);
+  /** `tasks`: which stored rows queue index work (TaskRule). */
+  store(candidates: readonly Candidate[], tasks: TaskRule): Promise<Placement[]> {
+    return insertDeduplicated(this.db, this.embedder.id, this.settings, candidates, tasks);
   }
 }
 
@@ -89,7 +90,13 @@ export class DuplicateGuard {
  * once the second looks after the first has committed and finds it. Near duplicates are looked for in the
  * database, not the vector index, which is updated after the commit (and, with a background embedder, later).
  */
-async function insertDeduplicated(db: Database, embedderId: string, settings: DedupeSettings, candidates: readonly Candidate[]): Promise<Placement[]> {
+async function insertDeduplicated(
+  db: Database,
+  embedderId: string,
+  settings: DedupeSettings,
+  candidates: readonly Candidate[],
+  tasks: TaskRule,
+): Promise<Placement[]> {
   const userId = candidates[0]!.row.userId;
   const scopes = candidates.map((candidate) => scopeOf(candidate.row));
   return db.sql.transaction(async (sql) => {
@@ -109,7 +116,7 @@ async function insertDeduplicated(db: Database, embedderId: string, settings: De
       });
       decided.push(duplicate ?? { row: rows.push(candidate.row) - 1 });
     });
-    const stored = new Map((await insertMemoriesIn(sql, rows)).map((inserted) => [inserted.memory.id, inserted]));
+    const stored = new Map((await insertMemoriesIn(sql, rows, tasks)).map((inserted) => [inserted.memory.id, inserted]));
     const found = await memoriesById(sql, decided.flatMap((d) => ("memoryId" in d ? [d.memoryId] : [])));
     const placed = (d: Decision): Placement => {
       if ("memoryId" in d) return { duplicate: found.get(d.memoryId)! };

@@ -1,5 +1,5 @@
 import type { Database } from "../db/database.ts";
-import { insertMemories, type InsertedMemory, type NewMemory } from "./memory-rows.ts";
+import { insertMemories, type InsertedMemory, type NewMemory, type TaskRule } from "./memory-rows.ts";
 
 interface Waiting {
   row: NewMemory;
@@ -29,10 +29,11 @@ export class GroupInsert {
   private inFlight = 0;
   private scheduled = false;
 
-  /** `maxInFlight`: statements at once. */
+  /** `maxInFlight`: statements at once; `tasks`: which rows queue index work (TaskRule). */
   constructor(
     private readonly db: Database,
     private readonly maxInFlight: number,
+    private readonly tasks: TaskRule,
   ) {}
 
   insert(row: NewMemory): Promise<InsertedMemory | undefined> {
@@ -61,7 +62,7 @@ export class GroupInsert {
 
   private async store(group: Waiting[]): Promise<void> {
     try {
-      const inserted = await insertMemories(this.db, group.map((waiting) => waiting.row));
+      const inserted = await insertMemories(this.db, group.map((waiting) => waiting.row), this.tasks);
       const byId = new Map(inserted.map((memory) => [memory.memory.id, memory]));
       for (const waiting of group) waiting.resolve(byId.get(waiting.row.id));
     } catch (error) {

@@ -250,7 +250,7 @@ export class ImportService extends WritingService {
    */
   private async insert(rows: (NewMemory & { taken?: boolean })[]): Promise<InsertedMemory[]> {
     try {
-      return await insertMemories(this.db, rows);
+      return await insertMemories(this.db, rows, this.indexer.taskRule);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       if (rows.length === 1) {

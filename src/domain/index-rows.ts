@@ -21,9 +21,9 @@ export async function loadIndexRows(db: Database, ids: readonly string[]): Promi
   return db.sql.query<IndexRow>(`SELECT ${INDEX_COLUMNS} FROM memories m WHERE m.id = ANY($1::uuid[])`, [ids]);
 }
 
-/** Memories a writer has just inserted, as inserted, each with the index task queued with it. */
+/** Memories a writer has just inserted, as inserted, each with the index task queued with it (if any). */
 export interface FreshRow {
-  taskId: string;
+  taskId: string | null;
   row: IndexRow;
 }
 

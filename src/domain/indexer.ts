@@ -5,7 +5,7 @@ import type { Logger } from "../logger.ts";
 import { bytesToVector, storedToVector, vectorToStored } from "../vectors/codec.ts";
 import { backfillTerms } from "./lexical.ts";
 import { freshRows, loadIndexRows, pageIndexRows, type FreshRow, type FreshRows, type IndexRow } from "./index-rows.ts";
-import type { EmbeddingColumns, InsertedMemory } from "./memory-rows.ts";
+import type { EmbeddingColumns, InsertedMemory, TaskRule } from "./memory-rows.ts";
 import type { DraftedIndex } from "../vectors/drafted-index.ts";
 import type { VectorPoint } from "../vectors/vector-index.ts";
 
@@ -43,7 +43,9 @@ interface Task {
  * Keeps the vector index in step with the database through the `index_tasks` outbox. A memory write queues a
  * task in its own transaction, so a write the database accepted is never lost to a failed index write: the
  * writer applies its tasks at once (so that a search right after sees the change), and whatever fails stays
- * queued, retried with backoff in the background and reconciled at start-up.
+ * queued, retried with backoff in the background and reconciled at start-up. A new memory stored with its
+ * vector, on an index that reconciles itself at start-up, is written without a task (taskRule): one is queued
+ * only if its index write fails.
  *
  * A task says only "this memory changed": applying it reads the memory as it is now, so tasks can be
  * applied twice or late without harm. In one process, applications run one at a time; across processes
@@ -62,8 +64,11 @@ export class Indexer {
   private stopped = false;
   private looping = false;
   private running: Promise<void> = Promise.resolve();
-  /** The flush waiting in the queue, not yet started: later flushes join it. */
-  private nextFlush: { ids: Set<string>; fresh: Map<string, FreshRow>; done: Promise<void> } | undefined;
+  /**
+   * The flush waiting in the queue, not yet started: later flushes join it. `untasked`: memories just inserted
+   * with their vector and no task (TaskRule "unembedded"), indexed as inserted.
+   */
+  private nextFlush: { ids: Set<string>; fresh: Map<string, FreshRow>; untasked: Map<string, IndexRow>; done: Promise<void> } | undefined;
 
   constructor(
     private readonly db: Database,
@@ -71,6 +76,15 @@ export class Indexer {
     private readonly index: DraftedIndex,
     private readonly logger: Logger,
   ) {}
+
+  /**
+   * Which new memories queue a task with their insert: only those without a vector when the index finds at
+   * start-up what it lacks of the database (reconcile, run by start()), since a crash between a memory's commit and
+   * its index write then costs it nothing; every one otherwise.
+   */
+  get taskRule(): TaskRule {
+    return this.index.reconcile ? "unembedded" : "every";
+  }
 
   /** Vectors to store with new content, or null when the outbox is to embed it (later or in the background). */
   async embedForWrite(texts: readonly string[]): Promise<Float32Array[] | null> {
@@ -101,17 +115,24 @@ export class Indexer {
   }
 
   /**
-   * Indexes memories just inserted (their index tasks committed with them) from the rows as inserted, without
-   * reading them back, unless something else has been queued for them since. With a deferring embedder they
-   * have no vector yet: the background loop is woken to make them.
+   * Indexes memories just inserted from the rows as inserted, without reading them back: those with a task
+   * (committed with them) unless something else has been queued for them since, those without one (taskRule) at
+   * once. With a deferring embedder they have no vector yet: the background loop is woken to make them.
+   *
+   * A memory inserted without a task is indexed in the state it was inserted in: that holds because this is called
+   * in the same turn of the event loop as its insert (or its transaction's commit) returned, before any later
+   * write of the memory can have returned and asked for its own flush, which then comes after this one.
    */
   async indexInserted(inserted: readonly InsertedMemory[]): Promise<void> {
     if (inserted.length === 0) return;
+    const fresh = freshRows(inserted);
     if (this.embedder.deferWrites) {
-      this.holdDrafts([...freshRows(inserted).values()].map(({ row }) => row));
+      this.holdDrafts([...fresh.values()].map(({ row }) => row));
       return this.wake();
     }
-    await this.flush(inserted.map(({ memory }) => memory.id), freshRows(inserted));
+    const tasked = inserted.filter(({ taskId }) => taskId !== null).map(({ memory }) => memory.id);
+    const untasked = [...fresh.values()].filter(({ taskId }) => taskId === null).map(({ row }) => row);
+    await this.flush(tasked, fresh, untasked);
   }
 
   /**
@@ -120,26 +141,53 @@ export class Indexer {
    * one (so nothing has changed them since), else read as they are now; a task another flush has applied
    * meanwhile is gone, and with it any chance of indexing a row older than what that flush indexed.
    */
-  flush(memoryIds: readonly string[], fresh?: FreshRows): Promise<void> {
-    if (memoryIds.length === 0) return Promise.resolve();
+  flush(memoryIds: readonly string[], fresh?: FreshRows, untasked: readonly IndexRow[] = []): Promise<void> {
+    if (memoryIds.length === 0 && untasked.length === 0) return Promise.resolve();
     // flushes that queue up behind the one running are applied together when their turn comes: under
     // concurrent writes, one read of the outbox and one index write for all of them instead of one each
     if (this.nextFlush) {
       memoryIds.forEach((id) => this.nextFlush!.ids.add(id));
       fresh?.forEach((row, id) => this.nextFlush!.fresh.set(id, row));
+      untasked.forEach((row) => this.nextFlush!.untasked.set(row.id, row));
       return this.nextFlush.done;
     }
-    const next = { ids: new Set(memoryIds), fresh: new Map(fresh ?? []), done: Promise.resolve() };
+    const next = {
+      ids: new Set(memoryIds),
+      fresh: new Map(fresh ?? []),
+      untasked: new Map(untasked.map((row) => [row.id, row])),
+      done: Promise.resolve(),
+    };
     this.nextFlush = next;
     next.done = this.serially(async () => {
       this.nextFlush = undefined;
-      const tasks = await this.db.sql.query<Task>(
-        `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE memory_id = ANY($1::uuid[])`,
-        [[...next.ids]],
-      );
-      await this.apply(tasks, next.fresh);
+      if (next.ids.size > 0) {
+        const tasks = await this.db.sql.query<Task>(
+          `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE memory_id = ANY($1::uuid[])`,
+          [[...next.ids]],
+        );
+        await this.apply(tasks, next.fresh);
+      }
+      // a memory changed since its insert has a task now, which the flush applied as the memory is now
+      await this.applyUntasked([...next.untasked.values()].filter((row) => !next.ids.has(row.id)));
     });
     return next.done;
+  }
+
+  /** Indexes memories inserted with their vector and no task; those the index fails get a task, retried later. */
+  private async applyUntasked(rows: IndexRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    try {
+      await this.upsertRows(rows);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ err: error, memories: rows.length }, "index write failed; will retry");
+      // as a task that failed once: its next attempt after retryLater's first wait, 2 s
+      await this.db.sql.query(
+        `INSERT INTO index_tasks (memory_id, user_id, attempts, last_error, available_at)
+         SELECT m.id, m.user_id, 1, $2, now() + make_interval(secs => 2) FROM memories m WHERE m.id = ANY($1::uuid[])`,
+        [rows.map((row) => row.id), reason.slice(0, 500)],
+      );
+    }
   }
 
   /** Applies the tasks that are due; returns how many there were. */

@@ -27,12 +27,20 @@ export const MEMORY_COLUMNS = `id, user_id AS "userId", content, data, type, tag
   is_archived AS "isArchived", workspace_id AS "workspaceId", legacy_user_id AS "legacyUserId", embedder,
   expires_at AS "expiresAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-/** A memory as inserted, with the vector-index task queued for it and the embedding stored with it. */
+/** A memory as inserted, with the vector-index task queued for it (if any: TaskRule) and the embedding stored with it. */
 export interface InsertedMemory {
   memory: Memory;
-  taskId: string;
+  taskId: string | null;
   embedding: Uint8Array | null;
 }
+
+/**
+ * Which inserted memories queue a vector-index task with them: every one, or only those stored without a vector
+ * (to be embedded later). The second is for an index that finds at start-up what it lacks of the database
+ * (VectorIndex.reconcile): a memory stored with its vector cannot be lost to it by a crash before its index write,
+ * so the task, written and read and deleted around every create, bought nothing (Indexer.taskRule).
+ */
+export type TaskRule = "every" | "unembedded";
 
 /**
  * SQL true when `thread` names a thread of `user`, which it then locks as the foreign key check would (FOR KEY
@@ -59,23 +67,23 @@ export async function lockOwnThread(sql: Sql, userId: string, threadId: string):
 const ROWS_PER_STATEMENT = 50;
 
 /**
- * Inserts memories with their lexical terms, and queues their vector-index work, in one transaction,
- * returning the rows (see insertMemoriesIn). A single statement where they fit in one.
+ * Inserts memories with their lexical terms, and queues their vector-index work (as `tasks` says), in one
+ * transaction, returning the rows (see insertMemoriesIn). A single statement where they fit in one.
  */
-export async function insertMemories(db: Pick<Database, "sql">, memories: readonly NewMemory[]): Promise<InsertedMemory[]> {
-  if (memories.length <= ROWS_PER_STATEMENT) return insertMemoryRows(db.sql, memories);
-  return db.sql.transaction((sql) => insertMemoriesIn(sql, memories));
+export async function insertMemories(db: Pick<Database, "sql">, memories: readonly NewMemory[], tasks: TaskRule): Promise<InsertedMemory[]> {
+  if (memories.length <= ROWS_PER_STATEMENT) return insertMemoryRows(db.sql, memories, tasks);
+  return db.sql.transaction((sql) => insertMemoriesIn(sql, memories, tasks));
 }
 
 /**
  * insertMemories within the caller's transaction: statements of ROWS_PER_STATEMENT rows, with a turn of the
  * event loop between them, so that requests that need no database are answered meanwhile.
  */
-export async function insertMemoriesIn(sql: Sql, memories: readonly NewMemory[]): Promise<InsertedMemory[]> {
+export async function insertMemoriesIn(sql: Sql, memories: readonly NewMemory[], tasks: TaskRule): Promise<InsertedMemory[]> {
   const inserted: InsertedMemory[] = [];
   for (let at = 0; at < memories.length; at += ROWS_PER_STATEMENT) {
     if (at > 0) await setImmediate();
-    inserted.push(...(await insertMemoryRows(sql, memories.slice(at, at + ROWS_PER_STATEMENT))));
+    inserted.push(...(await insertMemoryRows(sql, memories.slice(at, at + ROWS_PER_STATEMENT), tasks)));
   }
   return inserted;
 }
@@ -86,7 +94,7 @@ export async function insertMemoriesIn(sql: Sql, memories: readonly NewMemory[])
  * Prisma because it is the hottest write: Prisma's transaction, insert and read-back cost three times as much
  * on the embedded database.
  */
-async function insertMemoryRows(sql: Sql, memories: readonly NewMemory[]): Promise<InsertedMemory[]> {
+async function insertMemoryRows(sql: Sql, memories: readonly NewMemory[], tasks: TaskRule): Promise<InsertedMemory[]> {
   if (memories.length === 0) return [];
   const embeddings = packBytes(memories.map((m) => m.embedding));
   const rows = memories.map((m, i) => ({
@@ -111,7 +119,7 @@ async function insertMemoryRows(sql: Sql, memories: readonly NewMemory[]): Promi
     created_at: m.createdAt?.toISOString() ?? null,
     updated_at: m.updatedAt?.toISOString() ?? null,
   }));
-  const inserted = await sql.query<Omit<Memory, "embedding"> & { taskId: string | bigint }>(
+  const inserted = await sql.query<Omit<Memory, "embedding"> & { taskId: string | bigint | null }>(
     `WITH x AS (
        SELECT r.*, ${unpackSql("$2::bytea", "r.at", "r.len")} AS embedding
          FROM jsonb_to_recordset($1::jsonb) AS r(n bigint, at int, len int, id uuid, user_id uuid, content text,
@@ -127,13 +135,14 @@ async function insertMemoryRows(sql: Sql, memories: readonly NewMemory[]): Promi
               coalesce(updated_at, now())
          FROM x WHERE thread_id IS NULL OR ${ownThreadSql("x.thread_id", "x.user_id")} ORDER BY n
        RETURNING ${MEMORY_COLUMNS}),
-     t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m RETURNING id, memory_id),
+     t AS (INSERT INTO index_tasks (memory_id, user_id) SELECT "id", "userId" FROM m WHERE $7 OR embedder IS NULL
+           RETURNING id, memory_id),
      stored AS (SELECT n, id, user_id FROM x WHERE id IN (SELECT "id" FROM m)),
      terms AS (${insertTermsSql(3, "stored")})
-     SELECT m.*, t.id AS "taskId" FROM m JOIN t ON t.memory_id = m.id`,
-    [JSON.stringify(rows), embeddings.blob, ...termParams(termRows(memories)), LEXICAL_VERSION],
+     SELECT m.*, t.id AS "taskId" FROM m LEFT JOIN t ON t.memory_id = m.id`,
+    [JSON.stringify(rows), embeddings.blob, ...termParams(termRows(memories)), LEXICAL_VERSION, tasks === "every"],
   );
-  const byId = new Map(inserted.map(({ taskId, ...row }) => [row.id, { row, taskId: String(taskId) }]));
+  const byId = new Map(inserted.map(({ taskId, ...row }) => [row.id, { row, taskId: taskId === null ? null : String(taskId) }]));
   return memories.flatMap((m) => {
     const stored = byId.get(m.id);
     if (!stored) return [];

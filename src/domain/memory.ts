@@ -102,7 +102,8 @@ export class MemoryService extends WritingService {
     ...deps: ConstructorParameters<typeof WritingService>
   ) {
     super(...deps);
-    this.inserts = new GroupInsert(this.db, this.db.singleWriter ? EMBEDDED_INSERTS_IN_FLIGHT : POSTGRES_INSERTS_IN_FLIGHT);
+    const inFlight = this.db.singleWriter ? EMBEDDED_INSERTS_IN_FLIGHT : POSTGRES_INSERTS_IN_FLIGHT;
+    this.inserts = new GroupInsert(this.db, inFlight, this.indexer.taskRule);
   }
 
   async get(principal: Principal, id: string, query: MemoryQuery = {}): Promise<Memory | null> {
@@ -238,8 +239,8 @@ export class MemoryService extends WritingService {
       ...this.indexer.embeddingColumns(vectors[k]),
     }));
     const placements = modes.every((mode) => mode === "off")
-      ? placed(rows, await insertMemories(this.db, rows))
-      : await this.guard.store(rows.map((row, k) => ({ row, mode: modes[k]!, vector: vectors[k] })));
+      ? placed(rows, await insertMemories(this.db, rows, this.indexer.taskRule))
+      : await this.guard.store(rows.map((row, k) => ({ row, mode: modes[k]!, vector: vectors[k] })), this.indexer.taskRule);
     const stored = placements.flatMap((placement) => ("stored" in placement ? [placement.stored] : []));
     if (stored.length) {
       this.totals.changed(principal.userId, stored.map(({ memory }) => memory.id));

@@ -3,7 +3,7 @@ import { newId } from "../../src/domain/ids.ts";
 import { freshRows } from "../../src/domain/index-rows.ts";
 import { insertMemories } from "../../src/domain/memory-rows.ts";
 import type { VectorPoint } from "../../src/vectors/vector-index.ts";
-import { databaseUnavailable, serverWithUser } from "../support/server.ts";
+import { databaseUnavailable, databaseUnderTest, serverWithUser } from "../support/server.ts";
 import { replacing } from "../support/wrap-index.ts";
 
 /** Records what reaches the index. */
@@ -19,16 +19,20 @@ describe.skipIf(databaseUnavailable())("indexing memories from the rows just ins
   const log = { upserted: [] as VectorPoint[], deleted: [] as string[] };
   const suite = serverWithUser({}, { wrapIndex: recording(log) });
 
-  /** Inserts a memory as a create does, without applying its index task yet. */
+  /** Inserts a memory as a create does with its index task, without applying the task yet. */
   const insertUnflushed = async (content: string) => {
     const { indexer, embedder } = suite.server.app.services;
     const [vector] = await embedder.embed([content]);
-    return insertMemories(suite.server.app.services.db, [
-      {
-        content, data: null, type: "note", tags: [], metadata: {}, threadId: null, isArchived: false,
-        id: newId(), userId: suite.user.userId, ...indexer.embeddingColumns(vector),
-      },
-    ]);
+    return insertMemories(
+      suite.server.app.services.db,
+      [
+        {
+          content, data: null, type: "note", tags: [], metadata: {}, threadId: null, isArchived: false,
+          id: newId(), userId: suite.user.userId, ...indexer.embeddingColumns(vector),
+        },
+      ],
+      "every",
+    );
   };
   const upsertsOf = (id: string) => log.upserted.filter((point) => point.id === id);
 
@@ -65,6 +69,23 @@ describe.skipIf(databaseUnavailable())("indexing memories from the rows just ins
     expect(upsertsOf(id).map((p) => p.type)).toEqual(["task"]);
     expect(await db.sql.query("SELECT 1 FROM index_tasks WHERE memory_id = $1", [id])).toEqual([]);
   });
+
+  it.runIf(databaseUnderTest() === "pglite")(
+    "on an index that finds at start what it lacks (usearch), queues no task for a create with its vector, and indexes it as created",
+    async () => {
+      const { indexer, db } = suite.server.app.services;
+      expect(indexer.taskRule).toBe("unembedded");
+      const created = await suite.user.api.post("/api/v1/memory", { content: "the bike lock code is 4711", type: "note" });
+      expect(created.status).toBe(201);
+      expect(upsertsOf(created.body.id).map((p) => p.type)).toEqual(["note"]);
+      expect(await db.sql.query("SELECT 1 FROM index_tasks WHERE memory_id = $1", [created.body.id])).toEqual([]);
+      // a batch alike
+      const batch = await suite.user.api.post("/api/v1/memory/batch", { memories: [{ content: "first of two" }, { content: "second of two" }] });
+      const ids = (batch.body.results as { id: string }[]).map((result) => result.id);
+      expect(ids.flatMap((id) => upsertsOf(id))).toHaveLength(2);
+      expect(await db.sql.query("SELECT 1 FROM index_tasks WHERE memory_id = ANY($1::uuid[])", [ids])).toEqual([]);
+    },
+  );
 
   it("leaves out a memory deleted (and unindexed) before the insert's flush ran", async () => {
     const inserted = await insertUnflushed("the neighbour's cat is called Biscuit");

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/config.ts";
 import { openPGlite } from "../../src/db/pglite.ts";
 import { LEXICAL_SHARE } from "../../src/domain/fusion.ts";
+import { newId } from "../../src/domain/ids.ts";
+import { insertMemories } from "../../src/domain/memory-rows.ts";
 import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
 import type { Embedder } from "../../src/embeddings/embedder.ts";
 import { FakeQdrant } from "../support/fake-qdrant.ts";
@@ -162,6 +164,41 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
       await server.close();
     }
   });
+
+  it.runIf(databaseUnderTest() === "pglite")(
+    "indexes at the next start a memory stored with its vector and no task whose index write a crash prevented",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "memory-usearch-"));
+      try {
+        const first = await startTestServer({ DATA_DIR: dir, VECTOR_INDEX: "usearch" });
+        const user = await first.newUser();
+        const { indexer, embedder, index, db } = first.app.services;
+        const content = "the gas meter is read on the first of the month";
+        const [stored] = await insertMemories(
+          db,
+          [{ id: newId(), userId: user.userId, content, data: null, type: "note", tags: [], metadata: {}, threadId: null, isArchived: false, ...indexer.embeddingColumns((await embedder.embed([content]))[0]) }],
+          indexer.taskRule,
+        );
+        expect(stored!.taskId).toBeNull(); // nothing queued: the crash comes before its index write
+        await first.app.close();
+
+        const second = await startTestServer({ DATA_DIR: dir, VECTOR_INDEX: "usearch" });
+        try {
+          const query = (await second.app.services.embedder.embed(["gas meter reading"]))[0]!;
+          const indexed = await until(
+            async () => (await second.app.services.index.search(embedder.id, query, { userId: user.userId }, 5)).map((hit) => hit.id),
+            (ids) => ids.includes(stored!.memory.id),
+          );
+          expect(indexed).toContain(stored!.memory.id);
+          expect(index.kind).toBe("usearch");
+        } finally {
+          await second.app.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.runIf(databaseUnderTest() === "pglite")(
     "reloads the embedded index from its files and reconciles it with what changed behind its back",

@@ -27,6 +27,7 @@ describe.skipIf(databaseUnderTest() !== "pglite")("embedded database maintenance
           id: newId(), userId, content: `note ${batch} ${i} about the garden shed and the red bicycle`,
           data: null, type: "note", tags: [], metadata: {}, threadId: null, isArchived: false, embedding: null, embedder: null,
         })),
+        "every",
       );
     }
     const heapFetches = async () => {
@@ -92,6 +93,7 @@ describe.skipIf(databaseUnderTest() !== "pglite")("embedded database maintenance
           id: newId(), userId, content: `a longer note ${i} `.repeat(20),
           data: null, type: "note", tags: [], metadata: {}, threadId: null, isArchived: false, embedding: null, embedder: null,
         })),
+        "every",
       );
     }
     const written = await sinceCheckpoint();

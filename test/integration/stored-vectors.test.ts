@@ -19,7 +19,7 @@ describe.skipIf(databaseUnavailable())("vectors stored as float32 before", () =>
         id: newId(), userId: suite.user.userId, content, data: null, type: "note", tags: [], metadata: {}, threadId: null,
         isArchived: false, embedding: vectorToBytes(vector!), embedder: embedder.id,
       },
-    ]);
+    ], "every");
     const id = inserted!.memory.id;
     const stored = async () =>
       (await db.sql.query<{ embedding: Uint8Array; updatedAt: Date }>(
