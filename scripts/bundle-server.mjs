@@ -15,6 +15,7 @@ const EXTERNAL = [
   "prisma",
   "pglite-prisma-adapter",
   "usearch",
+  "koffi",
   "fs-native-extensions",
   "@energetic-ai/*",
   "pino",

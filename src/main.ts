@@ -11,6 +11,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const app = await createApp(config, logger, { server });
   const address = await app.listen();
+  const { trimHeapsAfterWork } = await import("./threads/heap-trim.ts");
+  const trimming = trimHeapsAfterWork(logger, app.services.embedder.ready?.());
   logger.info(
     { url: `http://${address.address}:${address.port}`, database: app.db.kind },
     "memory service listening (GraphQL at /graphql, REST at /api/v1)",
@@ -23,6 +25,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    trimming.stop();
     logger.info({ signal }, "shutting down: finishing requests in flight");
     // requests get SHUTDOWN_TIMEOUT_MS; closing the database gets a little more before we give up on it
     setTimeout(() => {

@@ -181,12 +181,17 @@ export class Indexer {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.logger.warn({ err: error, memories: rows.length }, "index write failed; will retry");
-      // as a task that failed once: its next attempt after retryLater's first wait, 2 s
-      await this.db.sql.query(
-        `INSERT INTO index_tasks (memory_id, user_id, attempts, last_error, available_at)
-         SELECT m.id, m.user_id, 1, $2, now() + make_interval(secs => 2) FROM memories m WHERE m.id = ANY($1::uuid[])`,
-        [rows.map((row) => row.id), reason.slice(0, 500)],
-      );
+      // as a task that failed once: its next attempt after retryLater's first wait, 2 s. Should even that fail, the
+      // memories are stored all the same, and the index takes them at the next start (reconcile)
+      await this.db.sql
+        .query(
+          `INSERT INTO index_tasks (memory_id, user_id, attempts, last_error, available_at)
+           SELECT m.id, m.user_id, 1, $2, now() + make_interval(secs => 2) FROM memories m WHERE m.id = ANY($1::uuid[])`,
+          [rows.map((row) => row.id), reason.slice(0, 500)],
+        )
+        .catch((queueing: unknown) =>
+          this.logger.error({ err: queueing, memories: rows.length }, "could not queue the failed index write; the next start indexes these memories"),
+        );
     }
   }
 

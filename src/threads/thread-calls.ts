@@ -64,7 +64,13 @@ export class ThreadCaller<C extends CallMap, E> {
     if (this.pending.size === 0) this.worker.ref();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, name, args });
+      try {
+        this.worker.postMessage({ id, name, args });
+      } catch (error) {
+        // arguments that cannot be cloned: this call fails, the thread serves on
+        this.settled(id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 
@@ -93,10 +99,14 @@ export class ThreadCaller<C extends CallMap, E> {
     }
     const pending = this.pending.get(message.id);
     if (!pending) return;
-    this.pending.delete(message.id);
-    if (this.pending.size === 0) this.worker.unref();
+    this.settled(message.id);
     if ("error" in message) pending.reject(this.options.errors.fromCrossing(message.error));
     else pending.resolve(message.value);
+  }
+
+  private settled(id: number): void {
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.worker.unref();
   }
 
   private fail(reason: Error): void {

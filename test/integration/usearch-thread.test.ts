@@ -5,7 +5,7 @@ import type { Worker } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Logger } from "../../src/logger.ts";
 import { UsearchThreadIndex } from "../../src/vectors/usearch-client.ts";
-import type { VectorPoint } from "../../src/vectors/vector-index.ts";
+import type { VectorFilter, VectorPoint } from "../../src/vectors/vector-index.ts";
 import { databaseUnderTest } from "../support/server.ts";
 
 // The embedded vector index runs in a thread of its own (src/vectors/usearch-thread.ts): what crosses must behave
@@ -119,6 +119,19 @@ describe.skipIf(databaseUnderTest() !== "pglite")("the vector index's thread", (
     expect(lines[0]).toMatchObject({ level: "warn", message: "could not load a saved vector partition; it will be rebuilt" });
     expect(lines[0]!.fields.userId).toBe(USER);
     expect(lines[0]!.fields.err).toMatchObject({ type: expect.stringMatching(/Error$/) as string, message: expect.stringMatching(/./) as string });
+  });
+
+  it("fails a call whose arguments cannot cross to the thread, and serves the next", async () => {
+    const index = (await UsearchThreadIndex.open(undefined, recordingLogger().logger))!;
+    try {
+      await index.ensure(EMBEDDER, DIMENSIONS);
+      await index.upsert(EMBEDDER, [point(0)]);
+      const uncloneable = { userId: USER, where: () => true } as unknown as VectorFilter;
+      await expect(index.search(EMBEDDER, axisVector(0), uncloneable, 1)).rejects.toThrow(/could not be cloned/);
+      expect((await index.search(EMBEDDER, axisVector(0), { userId: USER }, 1))[0]!.id).toBe(point(0).id);
+    } finally {
+      await index.close();
+    }
   });
 
   it("when its thread dies, fails every call and /readyz's ping from then on with the reason and logs it once", async () => {

@@ -1,0 +1,68 @@
+import { createRequire } from "node:module";
+import type { Logger } from "../logger.ts";
+
+// how often the process' CPU time is read; a stretch of work is over when a whole interval used less than IDLE of
+// a core, after one that used more than BUSY
+const CHECK_EVERY_MS = 10_000;
+const BUSY = 0.2;
+const IDLE = 0.05;
+
+type MallocTrim = (pad: number) => number;
+
+/**
+ * glibc's malloc_trim, or undefined where there is none (musl, macOS, Windows) or it cannot be reached. Node.js
+ * cannot call it without a native addon; koffi, an FFI whose package carries prebuilt binaries for every
+ * platform, calls it from libc itself.
+ */
+function mallocTrim(logger: Logger): MallocTrim | undefined {
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  if (!header?.glibcVersionRuntime) return undefined;
+  try {
+    const koffi = createRequire(import.meta.url)("koffi") as typeof import("koffi");
+    return koffi.load("libc.so.6").func("int malloc_trim(size_t pad)") as MallocTrim;
+  } catch (error) {
+    logger.warn({ err: error }, "could not reach malloc_trim: memory freed after a load stays with the process");
+    return undefined;
+  }
+}
+
+/**
+ * Gives the memory a stretch of work freed back to the system once the work is over. glibc keeps what its
+ * threads free in their heaps (the main one and an arena for each thread that allocates: the embedded database's,
+ * the vector index's, the encoder's) for their next allocations, and returns a heap's free pages only from its top:
+ * after a load of 100 000 memories the process held some 350 MB more than the same service restarted on the same
+ * data (bench/README.md, "Memory and disk footprint"), most of it free chunks. malloc_trim(0) hands back every free
+ * page of every heap; it takes a few milliseconds, so it runs once after each stretch of work, not during one, and
+ * once `started` (the service up, its model loaded) resolves.
+ * Process-wide: started by the server's entry point (main.ts), not by each app a test makes.
+ */
+export function trimHeapsAfterWork(logger: Logger, started: Promise<unknown> = Promise.resolve()): { stop(): void } {
+  const trim = mallocTrim(logger);
+  if (!trim) return { stop() {} };
+  let stopped = false;
+  const trimNow = () => {
+    const begun = performance.now();
+    trim(0);
+    logger.debug({ ms: Math.round(performance.now() - begun) }, "gave the memory freed by the last stretch of work back to the system");
+  };
+  // start-up is such a stretch (the model's files read and decoded, the database opened and migrated)
+  void started.then(() => !stopped && trimNow(), () => {});
+  let last = process.cpuUsage();
+  let worked = false;
+  const timer = setInterval(() => {
+    const used = process.cpuUsage(last);
+    last = process.cpuUsage();
+    const share = (used.user + used.system) / 1000 / CHECK_EVERY_MS;
+    if (share > BUSY) worked = true;
+    else if (worked && share < IDLE) {
+      worked = false;
+      trimNow();
+    }
+  }, CHECK_EVERY_MS).unref();
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}

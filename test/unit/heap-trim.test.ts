@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Logger } from "../../src/logger.ts";
+import { trimHeapsAfterWork } from "../../src/threads/heap-trim.ts";
+
+const glibc = Boolean((process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime);
+
+// The service gives the memory a load freed back to the system once the load is over (src/threads/heap-trim.ts):
+// once after each stretch of work, never during one, never while idle throughout.
+describe.runIf(glibc)("trimming the allocator's heaps after work", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it("trims once when a stretch of work ends, and again only after the next", () => {
+    vi.useFakeTimers();
+    let cpuMicros = 0;
+    vi.spyOn(process, "cpuUsage").mockImplementation((since?: NodeJS.CpuUsage) => ({
+      user: cpuMicros - (since?.user ?? 0),
+      system: 0,
+    }));
+    const trims: unknown[] = [];
+    const logger = { debug: (fields: unknown) => trims.push(fields), warn: () => {} } as unknown as Logger;
+    const trimming = trimHeapsAfterWork(logger, new Promise(() => {}));
+    /** Ten seconds in which the process used `share` of a core. */
+    const interval = (share: number) => {
+      cpuMicros += share * 10_000_000;
+      vi.advanceTimersByTime(10_000);
+    };
+    try {
+      interval(0.01);
+      interval(0.01);
+      expect(trims).toHaveLength(0); // idle from the start: nothing was freed
+      interval(0.9);
+      interval(0.6);
+      expect(trims).toHaveLength(0); // not while the work goes on
+      interval(0.1);
+      expect(trims).toHaveLength(0); // winding down, not idle yet
+      interval(0.01);
+      expect(trims).toHaveLength(1);
+      expect(trims[0]).toMatchObject({ ms: expect.any(Number) as number });
+      interval(0.01);
+      interval(0.01);
+      expect(trims).toHaveLength(1);
+      interval(0.5);
+      interval(0.02);
+      expect(trims).toHaveLength(2);
+    } finally {
+      trimming.stop();
+    }
+  });
+
+  it("trims once the service has started, and not when it stopped before that", async () => {
+    const trims: unknown[] = [];
+    const logger = { debug: (fields: unknown) => trims.push(fields), warn: () => {} } as unknown as Logger;
+    let ready!: () => void;
+    const trimming = trimHeapsAfterWork(logger, new Promise<void>((resolve) => (ready = resolve)));
+    await Promise.resolve();
+    expect(trims).toHaveLength(0);
+    ready();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(trims).toHaveLength(1);
+    trimming.stop();
+
+    let late!: () => void;
+    const stoppedFirst = trimHeapsAfterWork(logger, new Promise<void>((resolve) => (late = resolve)));
+    stoppedFirst.stop();
+    late();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(trims).toHaveLength(1);
+  });
+});
