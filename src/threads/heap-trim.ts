@@ -3,7 +3,7 @@ import type { Logger } from "../logger.ts";
 
 // how often the process' CPU time is read; a stretch of work is over when a whole interval used less than IDLE of
 // a core, after one that used more than BUSY
-const CHECK_EVERY_MS = 10_000;
+export const CHECK_EVERY_MS = 5_000;
 const BUSY = 0.2;
 const IDLE = 0.05;
 
@@ -33,7 +33,7 @@ function mallocTrim(logger: Logger): MallocTrim | undefined {
  * after a load of 100 000 memories the process held some 350 MB more than the same service restarted on the same
  * data (bench/README.md, "Memory and disk footprint"), most of it free chunks. malloc_trim(0) hands back every free
  * page of every heap; it takes a few milliseconds, so it runs once after each stretch of work, not during one, and
- * once `started` (the service up, its model loaded) resolves.
+ * when `started` (the service up, its model loaded) resolves.
  * Process-wide: started by the server's entry point (main.ts), not by each app a test makes.
  */
 export function trimHeapsAfterWork(logger: Logger, started: Promise<unknown> = Promise.resolve()): { stop(): void } {
@@ -45,10 +45,18 @@ export function trimHeapsAfterWork(logger: Logger, started: Promise<unknown> = P
     trim(0);
     logger.debug({ ms: Math.round(performance.now() - begun) }, "gave the memory freed by the last stretch of work back to the system");
   };
-  // start-up is such a stretch (the model's files read and decoded, the database opened and migrated)
-  void started.then(() => !stopped && trimNow(), () => {});
   let last = process.cpuUsage();
   let worked = false;
+  // start-up is such a stretch (the model's files read and decoded, the database opened and migrated): trimmed at
+  // once, and again once idle, when V8 has collected what start-up left
+  void started.then(
+    () => {
+      if (stopped) return;
+      trimNow();
+      worked = true;
+    },
+    () => {},
+  );
   const timer = setInterval(() => {
     const used = process.cpuUsage(last);
     last = process.cpuUsage();

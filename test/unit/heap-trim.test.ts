@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Logger } from "../../src/logger.ts";
-import { trimHeapsAfterWork } from "../../src/threads/heap-trim.ts";
+import { CHECK_EVERY_MS, trimHeapsAfterWork } from "../../src/threads/heap-trim.ts";
 
 const glibc = Boolean((process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime);
 
@@ -22,10 +22,10 @@ describe.runIf(glibc)("trimming the allocator's heaps after work", () => {
     const trims: unknown[] = [];
     const logger = { debug: (fields: unknown) => trims.push(fields), warn: () => {} } as unknown as Logger;
     const trimming = trimHeapsAfterWork(logger, new Promise(() => {}));
-    /** Ten seconds in which the process used `share` of a core. */
+    /** An interval of the trimmer's in which the process used `share` of a core. */
     const interval = (share: number) => {
-      cpuMicros += share * 10_000_000;
-      vi.advanceTimersByTime(10_000);
+      cpuMicros += share * CHECK_EVERY_MS * 1000;
+      vi.advanceTimersByTime(CHECK_EVERY_MS);
     };
     try {
       interval(0.01);
@@ -50,7 +50,9 @@ describe.runIf(glibc)("trimming the allocator's heaps after work", () => {
     }
   });
 
-  it("trims once the service has started, and not when it stopped before that", async () => {
+  it("trims once the service has started and again once idle after, and not when it stopped before that", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    vi.spyOn(process, "cpuUsage").mockImplementation((since?: NodeJS.CpuUsage) => ({ user: 0 - (since?.user ?? 0), system: 0 }));
     const trims: unknown[] = [];
     const logger = { debug: (fields: unknown) => trims.push(fields), warn: () => {} } as unknown as Logger;
     let ready!: () => void;
@@ -60,6 +62,10 @@ describe.runIf(glibc)("trimming the allocator's heaps after work", () => {
     ready();
     await new Promise((resolve) => setImmediate(resolve));
     expect(trims).toHaveLength(1);
+    vi.advanceTimersByTime(CHECK_EVERY_MS);
+    expect(trims).toHaveLength(2);
+    vi.advanceTimersByTime(CHECK_EVERY_MS * 3);
+    expect(trims).toHaveLength(2);
     trimming.stop();
 
     let late!: () => void;
@@ -67,6 +73,6 @@ describe.runIf(glibc)("trimming the allocator's heaps after work", () => {
     stoppedFirst.stop();
     late();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(trims).toHaveLength(1);
+    expect(trims).toHaveLength(2);
   });
 });
