@@ -6,9 +6,9 @@ import type { VectorFilter, VectorHit, VectorIndex, VectorPoint } from "./vector
 
 /**
  * The embedded vector index (usearch.ts) in a thread of its own (usearch-thread.ts), as the event loop's thread sees
- * it. usearch's calls hold the thread that makes them: an insert about 0.3 ms a point, a search's graph walk about
- * 4 ms at 100 000 points, a save of that graph over 100 ms. On the event loop they held every request back
- * meanwhile, and a recall's walk and its BM25 ran one after the other; here they run beside the loop.
+ * it. usearch's calls hold the thread that makes them: an insert up to about 0.4 ms a point, a search's graph walk
+ * 1-4 ms at 100 000 points, a save of that graph over 100 ms. On the event loop they held every request back
+ * meanwhile; here they run beside it, for about 0.1-0.2 ms of CPU a call spent crossing (bench/README.md).
  */
 export class UsearchThreadIndex extends ThreadCaller<UsearchCalls, { message: string }> implements VectorIndex {
   readonly kind = "usearch";
