@@ -1,9 +1,12 @@
+import { setFlagsFromString } from "node:v8";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirBusyError } from "./db/data-dir-lock.ts";
 import { MigrationError } from "./db/migrate.ts";
 import { listenWhileStarting } from "./http/starting-server.ts";
 
 async function main(): Promise<void> {
+  // V8's gc for the worker threads started from here on, which collect once idle after calls (threads/thread-calls.ts)
+  setFlagsFromString("--expose-gc");
   const config = loadConfig();
   // alive (/healthz) while the rest of the service loads and opens its database; ready (/readyz) once it has
   const server = await listenWhileStarting(config);

@@ -123,11 +123,34 @@ export class ThreadCaller<C extends CallMap, E> {
 
 export type Handlers<C extends CallMap> = { [N in CallName<C>]: (args: C[N]["args"]) => Promise<C[N]["result"]> };
 
+// A thread that has answered calls and then none for this long collects its garbage, where the process lets it
+// (main.ts exposes V8's gc): the buffers its calls left are freed into its allocator's heap, which the heap
+// trimmer (heap-trim.ts) then hands back. Left to itself, an idle thread's V8 does not collect for a long while.
+const COLLECT_AFTER_IDLE_MS = 3_000;
+
+function collectWhenIdle(): () => void {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (!collect) return () => {};
+  let lastCall = 0;
+  let calledSinceCollect = false;
+  setInterval(() => {
+    if (calledSinceCollect && performance.now() - lastCall > COLLECT_AFTER_IDLE_MS) {
+      calledSinceCollect = false;
+      collect();
+    }
+  }, COLLECT_AFTER_IDLE_MS).unref();
+  return () => {
+    lastCall = performance.now();
+    calledSinceCollect = true;
+  };
+}
+
 /**
  * The thread's side: answers each call with its handler, in the order they arrive (a handler's awaits let the
  * next call start, as on any event loop). After the `last` call (closing what the thread holds) the thread ends.
  */
 export function serveCalls<C extends CallMap, E>(port: MessagePort, handlers: Handlers<C>, errors: ErrorCodec<E>, last: CallName<C>): void {
+  const called = collectWhenIdle();
   async function answer(call: CallTo<C>): Promise<unknown> {
     // each name with its own arguments (CallTo is a union by name); awaited here so that a handler that throws
     // before its first await answers with its error rather than ending the thread
@@ -135,6 +158,7 @@ export function serveCalls<C extends CallMap, E>(port: MessagePort, handlers: Ha
     return await handler(call.args);
   }
   port.on("message", (call: CallTo<C>) => {
+    called();
     answer(call).then(
       (value) => {
         port.postMessage({ id: call.id, value } satisfies ThreadMessage<E>);
