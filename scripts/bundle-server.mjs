@@ -50,8 +50,8 @@ await build({
   banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
 });
 // the threads the service starts, each a file of its own beside the chunk that starts it
-// (src/threads/module-thread.ts): the webhook sender's (src/webhooks/sender.ts), whose imports are Node.js' own and
-// the service's, so nothing is left outside; the embedded database's (src/db/pglite-client.ts) and the vector
+// (src/threads/module-thread.ts): the webhook sender's (src/webhooks/sender.ts), whose imports (Node.js' own, undici and
+// the service's) are all bundled; the embedded database's (src/db/pglite-client.ts) and the vector
 // index's (src/vectors/usearch-client.ts), which leave PGlite, Prisma's packages and usearch outside as the service does
 const THREADS = [
   { entry: "src/webhooks/sender-thread.ts", file: "webhook-sender.mjs", external: [] },

@@ -1,10 +1,9 @@
 // The webhook sender's thread (sender.ts starts it): signs the deliveries of each batch the event loop's thread
 // posts, sends them over connections it keeps open, and answers with their outcomes in order. The address guard
 // runs here as well, in the DNS lookup of each connection (send.ts).
-import { Agent as HttpAgent } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
+import { setMaxListeners } from "node:events";
 import { parentPort, workerData } from "node:worker_threads";
-import { send, type Attempt } from "./send.ts";
+import { deliveryAgent, send, type Attempt } from "./send.ts";
 import type { SendBatch, SenderSettings, SentBatch, Sendable } from "./sender.ts";
 import { signature } from "./signature.ts";
 
@@ -12,13 +11,9 @@ const port = parentPort;
 if (!port) throw new Error("sender-thread runs as a worker thread");
 const settings = workerData as SenderSettings;
 
-// connections kept open between deliveries: a busy endpoint would otherwise cost a TCP (and TLS) handshake each
-const agents = {
-  "http:": new HttpAgent({ keepAlive: true, maxSockets: 16 }),
-  "https:": new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
-};
+const agent = deliveryAgent(settings);
 
-function attempt(delivery: Sendable): Promise<Attempt> {
+function attempt(delivery: Sendable, signal: AbortSignal): Promise<Attempt> {
   // the delivery's id is the message id: the same at every attempt, so that a receiver can drop repeats; after
   // a rotation, a signature by each secret (space-separated, as Standard Webhooks allows) until the old one lapses
   const seconds = Math.floor(Date.now() / 1000);
@@ -28,10 +23,13 @@ function attempt(delivery: Sendable): Promise<Attempt> {
     "webhook-timestamp": String(seconds),
     "webhook-signature": secrets.map((secret) => signature(secret, delivery.id, seconds, delivery.payload)).join(" "),
   };
-  return send(delivery.url, delivery.payload, headers, { ...settings, agents });
+  return send(agent, delivery.url, delivery.payload, headers, { allowPrivate: settings.allowPrivate, signal });
 }
 
 port.on("message", ({ batch, deliveries }: SendBatch) => {
+  // a batch's attempts end together within timeoutMs, each listening to the one timer
+  const signal = AbortSignal.timeout(settings.timeoutMs);
+  setMaxListeners(deliveries.length, signal);
   // send() never rejects: every delivery has an outcome
-  void Promise.all(deliveries.map(attempt)).then((outcomes) => port.postMessage({ batch, outcomes } satisfies SentBatch));
+  void Promise.all(deliveries.map((delivery) => attempt(delivery, signal))).then((outcomes) => port.postMessage({ batch, outcomes } satisfies SentBatch));
 });
