@@ -9,6 +9,7 @@ import { addressesOf, hostOf, isPublicAddress } from "../webhooks/address-guard.
 import { isUuid, newId } from "./ids.ts";
 import { unstorableText } from "./json.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
+import { deliveriesPage } from "./webhook-deliveries.ts";
 
 export type { Webhook, WebhookDelivery, WebhookDeliveryStatus };
 
@@ -111,16 +112,7 @@ export class WebhookService {
     if (!isUuid(webhookId)) throw notFound("Webhook");
     const owned = await this.db.prisma.webhook.count({ where: { id: webhookId, userId: principal.userId } });
     if (!owned) throw notFound("Webhook");
-    const where = { webhookId, ...(status ? { status } : {}) };
-    const [items, total] = await Promise.all([
-      this.db.prisma.webhookDelivery.findMany({
-        where,
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        take: page.limit,
-        skip: page.offset,
-      }),
-      this.db.prisma.webhookDelivery.count({ where }),
-    ]);
+    const { items, total } = await deliveriesPage(this.db.sql, webhookId, status ?? null, page);
     return pageOf(items, total, page);
   }
 

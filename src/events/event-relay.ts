@@ -20,7 +20,7 @@ const GATHER_MS = 50;
  * subscribers hear it): out of the outbox when no endpoint wants it (a row kept would hold a copy of a memory's
  * content, and its disk, after the memory itself is gone), claimed when one does, and taken out with its
  * deliveries' first outcomes once their attempts are made: an event is never lost to the webhooks, and each
- * delivery's row is written once on the way that most take. A round is one statement however many events and
+ * delivery is recorded once, on the way that most take. A round is one statement however many events and
  * endpoints (see takeOut), which also records the rounds whose first attempts have all succeeded since the last
  * one (`takeRecordable`): under a stream of writes, their outcomes cost no statement of their own.
  */

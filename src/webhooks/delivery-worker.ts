@@ -30,7 +30,8 @@ const RETENTION = "7 days";
  * Sends webhook deliveries, signed as Standard Webhooks has it, from a thread of their own (SenderThread), and
  * records each outcome. First attempts come
  * from the event relay (sendClaimed): their event is claimed in the outbox while they are made, and they have no
- * row until their outcomes are written, each delivery's row once, in the statement that takes their event out.
+ * row until their outcomes are written, once, in the statement that takes their event out (the successes a row per
+ * endpoint and round, the failures a row each: firstAttemptsRecorded).
  * A round whose attempts all succeeded goes back to the relay, recorded in its next statement (under a stream of
  * writes, one statement a round fewer; recorded here instead once the relay has stopped); one with a failure is
  * recorded here, with its endpoints' failing streaks. Retries are claimed from the deliveries' rows (FOR UPDATE
@@ -190,6 +191,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   protected override async chore(): Promise<void> {
     try {
       await this.db.sql.query(`DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < now() - interval '${RETENTION}'`);
+      await this.db.sql.query(`DELETE FROM webhook_delivery_batches WHERE delivered_at < now() - interval '${RETENTION}'`);
     } catch (error) {
       this.logger.warn({ err: error }, "could not purge old webhook deliveries");
     }

@@ -64,32 +64,42 @@ export const recordDelivered = (ids: string, statuses: string): string =>
    )`;
 
 /**
- * Takes claimed events out of the outbox and writes their deliveries' rows, each once, with its first attempt's
- * outcome (a row per delivery, never one before its attempt and another after), and ends the failing streaks of
- * the endpoints that succeeded: common table expressions, for a WITH; their parameters from `$first` on, as
+ * Takes claimed events out of the outbox and records their deliveries' first attempts, each once: those that
+ * succeeded as a row per endpoint in webhook_delivery_batches, the others as a row each in webhook_deliveries,
+ * for their retries (never one before the attempt and another after); and ends the failing streaks of the
+ * endpoints that succeeded: common table expressions, for a WITH; their parameters from `$first` on, as
  * `firstAttemptsParameters` orders them (the first, the events' seqs). A delivery whose endpoint was deleted
- * meanwhile is not written; one already written (the same id: made again after its claim lapsed) is not written
- * twice.
+ * meanwhile is not recorded; one made again after its claim lapsed is recorded by whichever round takes its event
+ * out first (a success only with its event; a failure not over a row of the same id).
  */
 export function firstAttemptsRecorded(first: number): string {
   const $ = (n: number) => `$${first + n}`;
   return `taken_out AS (
-     DELETE FROM events WHERE seq = ANY(${$(0)}::bigint[])
-   ), recorded AS (
-     INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, last_attempt_at,
-                                     next_attempt_at, response_status, last_error, delivered_at, created_at)
-     SELECT r.id, r.webhook_id, r.event_id, r.event_type, r.payload, r.status::webhook_delivery_status, 1, now(),
-            now() + r.retry_ms * interval '1 millisecond', r.response_status, r.last_error,
-            CASE WHEN r.status = 'delivered' THEN now() END, r.created_at
+     DELETE FROM events WHERE seq = ANY(${$(0)}::bigint[]) RETURNING id
+   ), attempted AS (
+     SELECT r.*
        FROM unnest(${$(1)}::uuid[], ${$(2)}::uuid[], ${$(3)}::uuid[], ${$(4)}::text[], ${$(5)}::text[], ${$(6)}::text[],
                    ${$(7)}::int[], ${$(8)}::text[], ${$(9)}::float8[], ${$(10)}::timestamptz[])
             AS r(id, webhook_id, event_id, event_type, payload, status, response_status, last_error, retry_ms, created_at)
        JOIN webhooks w ON w.id = r.webhook_id
+   ), recorded AS (
+     INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, last_attempt_at,
+                                     next_attempt_at, response_status, last_error, delivered_at, created_at)
+     SELECT r.id, r.webhook_id, r.event_id, r.event_type, r.payload, r.status::webhook_delivery_status, 1, now(),
+            now() + r.retry_ms * interval '1 millisecond', r.response_status, r.last_error, NULL, r.created_at
+       FROM attempted r
+      WHERE r.status <> 'delivered'
      ON CONFLICT (id) DO NOTHING
-     RETURNING webhook_id, status
+   ), batched AS (
+     -- the aggregates of a group take its rows in one order: the arrays stay side by side
+     INSERT INTO webhook_delivery_batches (webhook_id, event_ids, event_types, event_created_ats, response_statuses)
+     SELECT r.webhook_id, array_agg(r.event_id), array_agg(r.event_type), array_agg(r.created_at), array_agg(r.response_status)
+       FROM attempted r
+      WHERE r.status = 'delivered' AND r.event_id IN (SELECT id FROM taken_out)
+      GROUP BY r.webhook_id
+     RETURNING webhook_id
    ), healed AS (
-     UPDATE webhooks SET failing_since = NULL
-      WHERE id IN (SELECT webhook_id FROM recorded WHERE status = 'delivered') AND failing_since IS NOT NULL
+     UPDATE webhooks SET failing_since = NULL WHERE id IN (SELECT webhook_id FROM batched) AND failing_since IS NOT NULL
    )`;
 }
 

@@ -16,6 +16,13 @@ import { WebhookReceiver } from "../../scripts/lib/webhook-receiver.ts";
 const DELIVERIES = /* GraphQL */ `
   query($id: ID!) { webhookDeliveries(webhookId: $id) { total items { status attempts responseStatus lastError eventType } } }
 `;
+const LISTED = /* GraphQL */ `
+  query($id: ID!, $status: WebhookDeliveryStatus, $limit: Int, $offset: Int) {
+    webhookDeliveries(webhookId: $id, status: $status, limit: $limit, offset: $offset) {
+      total hasMore items { id eventId status attempts responseStatus createdAt deliveredAt }
+    }
+  }
+`;
 
 async function receiver(): Promise<WebhookReceiver> {
   const started = await WebhookReceiver.start();
@@ -258,7 +265,7 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
     it("delivers every event of 200 mixed writes exactly once, each with a valid signature", async () => {
       const who = await suite.server.newUser();
       const hook = await receiver();
-      const { secret } = await register(who, hook.url);
+      const { id, secret } = await register(who, hook.url);
       // what the relay publishes, heard in process: the events the deliveries must match one for one
       const feed = suite.server.app.services.events.subscribe(who.userId)[Symbol.asyncIterator]();
       const published: string[] = [];
@@ -292,11 +299,16 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       const created = bodies.find((b) => b.type === "memory.created")!;
       expect(created.data).toMatchObject({ content: expect.any(String), tags: [], is_archived: false, thread_id: expect.any(String) });
       expect(bodies.find((b) => b.type === "memory.deleted")!.data).toEqual({ id: expect.any(String) });
-      // each delivery's row says what its one attempt did; nothing is left in the outbox
-      const rows = await deliveryRows(who);
-      expect(rows.map((row) => row.id).sort()).toEqual(hook.accepted.map((d) => d.headers["webhook-id"]).sort());
-      // a delivery made keeps no copy of its body: nothing sends it again
-      expect(rows.every((row) => row.status === "delivered" && row.attempts === 1 && row.payload === null)).toBe(true);
+      // each delivery is listed once, as its one attempt left it; nothing is left in the outbox
+      const { total, items } = (await who.api.graphql(LISTED, { id, limit: 100, offset: 0 })).body.data.webhookDeliveries;
+      const listed = [...items];
+      for (let offset = 100; offset < total; offset += 100) {
+        listed.push(...(await who.api.graphql(LISTED, { id, limit: 100, offset })).body.data.webhookDeliveries.items);
+      }
+      expect(listed.map((d: { id: string }) => d.id).sort()).toEqual(hook.accepted.map((d) => d.headers["webhook-id"]).sort());
+      expect(listed.every((d: { status: string; attempts: number }) => d.status === "delivered" && d.attempts === 1)).toBe(true);
+      // a delivery made keeps no copy of its body: nothing sends it again (the successes have no row of their own)
+      expect(await deliveryRows(who)).toEqual([]);
       expect((await left())[0]!.n).toBe(0);
     });
 
@@ -313,6 +325,31 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       await hook.waitForAccepted(1, 20_000);
       await until(async () => (await deliveryRows(who))[0]?.status === "delivered");
       expect((await deliveryRows(who))[0]!.payload).toBeNull();
+    });
+
+    it("lists the deliveries made at once and those retried together, newest first, by status and by page", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      let refuseNext = false;
+      hook.behaviour = () => (refuseNext ? ((refuseNext = false), 503) : 204);
+      const { id } = await register(who, hook.url, ["memory.created"]);
+      const sent: string[] = [];
+      for (const [i, refused] of [false, true, false].entries()) {
+        refuseNext = refused;
+        await who.api.post("/api/v1/memory", { content: `listed ${i}` });
+        await hook.waitForAccepted(i + 1, 20_000);
+        sent.push(hook.accepted[i]!.headers["webhook-id"]!);
+      }
+      await until(async () => (await who.api.graphql(LISTED, { id, status: "delivered" })).body.data.webhookDeliveries.total === 3);
+      const all = (await who.api.graphql(LISTED, { id })).body.data.webhookDeliveries;
+      expect(all.items.map((d: { id: string }) => d.id)).toEqual([...sent].reverse());
+      expect(all.items.map((d: { attempts: number }) => d.attempts)).toEqual([1, 2, 1]);
+      expect(all.items.every((d: { createdAt: string; deliveredAt: string }) => Date.parse(d.deliveredAt) >= Date.parse(d.createdAt))).toBe(true);
+      const page = (await who.api.graphql(LISTED, { id, limit: 1, offset: 1 })).body.data.webhookDeliveries;
+      expect(page).toMatchObject({ total: 3, hasMore: true, items: [{ id: sent[1], status: "delivered", responseStatus: 204 }] });
+      expect((await who.api.graphql(LISTED, { id, status: "pending" })).body.data.webhookDeliveries).toMatchObject({ total: 0, items: [] });
+      const rest = await who.api.get(`/api/v1/webhooks/${id}/deliveries?limit=2`);
+      expect(rest.body.deliveries.map((d: { id: string }) => d.id)).toEqual([sent[2], sent[1]]);
     });
 
     it("sends only the event types asked for", async () => {
@@ -408,11 +445,8 @@ describe.skipIf(databaseUnavailable())("webhooks: a graceful stop", () => {
     expect((await suite.user.api.post("/api/v1/memory", { content: "sent as the server stops" })).status).toBe(201);
     await hook.waitForAccepted(1);
     await deliveries.stop();
-    const rows = await suite.server.app.db.sql.query<{ status: string; attempts: number; response_status: number }>(
-      "SELECT status, attempts, response_status FROM webhook_deliveries WHERE webhook_id = $1::uuid",
-      [id],
-    );
-    expect(rows).toEqual([{ status: "delivered", attempts: 1, response_status: 204 }]);
+    const { items } = (await suite.user.api.graphql(DELIVERIES, { id })).body.data.webhookDeliveries;
+    expect(items).toEqual([{ status: "delivered", attempts: 1, responseStatus: 204, lastError: null, eventType: "MEMORY_CREATED" }]);
   });
 });
 
@@ -433,11 +467,8 @@ describe.skipIf(databaseUnavailable())("webhooks: the sender's thread dying mid-
     expect(WebhookReceiver.verify(secret, hook.accepted[0]!)).toMatchObject({ type: "memory.created", data: { id: memory.body.id } });
     expect(hook.accepted[0]!.headers["webhook-id"]).toBe(hook.attempts[0]!.headers["webhook-id"]);
     await until(async () => {
-      const rows = await suite.server.app.db.sql.query<{ status: string }>(
-        "SELECT status FROM webhook_deliveries WHERE webhook_id = $1::uuid",
-        [id],
-      );
-      return rows.length === 1 && rows[0]!.status === "delivered";
+      const { items } = (await suite.user.api.graphql(LISTED, { id })).body.data.webhookDeliveries;
+      return items.length === 1 && items[0].status === "delivered" && items[0].id === hook.accepted[0]!.headers["webhook-id"];
     });
     expect(hook.attempts).toHaveLength(2);
   }, 30_000);
