@@ -55,8 +55,9 @@ export class PrivateAddressError extends Error {
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, "$1");
 
 /**
- * A DNS lookup for the deliveries' connections (send.ts) that refuses a host with any address that is not public, so that the address
- * checked is the address connected to (a name that resolved to a public address at registration may not later).
+ * A DNS lookup for the deliveries' connections (send.ts) that refuses a host with any address that is not public,
+ * so that the address checked is the address connected to (a name that resolved to a public address at
+ * registration may not later).
  */
 export function publicOnlyLookup(): LookupFunction {
   return (hostname, options, callback) => {
