@@ -70,7 +70,7 @@ export const recordDelivered = (ids: string, statuses: string): string =>
  * endpoints that succeeded: common table expressions, for a WITH; their parameters from `$first` on, as
  * `firstAttemptsParameters` orders them (the first, the events' seqs). A delivery whose endpoint was deleted
  * meanwhile is not recorded; one made again after its claim lapsed is recorded by whichever round takes its event
- * out first (a success only with its event; a failure not over a row of the same id).
+ * out first, with all of that round's outcomes for it, and the other round's are dropped.
  */
 export function firstAttemptsRecorded(first: number): string {
   const $ = (n: number) => `$${first + n}`;
@@ -88,7 +88,7 @@ export function firstAttemptsRecorded(first: number): string {
      SELECT r.id, r.webhook_id, r.event_id, r.event_type, r.payload, r.status::webhook_delivery_status, 1, now(),
             now() + r.retry_ms * interval '1 millisecond', r.response_status, r.last_error, NULL, r.created_at
        FROM attempted r
-      WHERE r.status <> 'delivered'
+      WHERE r.status <> 'delivered' AND r.event_id IN (SELECT id FROM taken_out)
      ON CONFLICT (id) DO NOTHING
    ), batched AS (
      -- the aggregates of a group take its rows in one order: the arrays stay side by side

@@ -12,6 +12,7 @@ import {
   type TestUser,
 } from "../support/server.ts";
 import { WebhookReceiver } from "../../scripts/lib/webhook-receiver.ts";
+import { firstAttemptsParameters, firstAttemptsRecorded, type FirstOutcome } from "../../src/webhooks/due-delivery.ts";
 
 const DELIVERIES = /* GraphQL */ `
   query($id: ID!) { webhookDeliveries(webhookId: $id) { total items { status attempts responseStatus lastError eventType } } }
@@ -350,6 +351,40 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       expect((await who.api.graphql(LISTED, { id, status: "pending" })).body.data.webhookDeliveries).toMatchObject({ total: 0, items: [] });
       const rest = await who.api.get(`/api/v1/webhooks/${id}/deliveries?limit=2`);
       expect(rest.body.deliveries.map((d: { id: string }) => d.id)).toEqual([sent[2], sent[1]]);
+    });
+
+    it("records a delivery attempted by two rounds (its claim lapsed) once: the round that takes its event out", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      const { id: webhookId } = await register(who, hook.url, ["memory.created"]);
+      const { sql } = suite.server.app.db;
+      // an event as the triggers write it, claimed far ahead so that the running relay leaves it to this test
+      const [event] = await sql.query<{ seq: string; id: string; created_at: Date }>(
+        `INSERT INTO events (user_id, type, object_id, claimed_until) VALUES ($1::uuid, 'memory.created', gen_random_uuid(), now() + interval '1 hour')
+         RETURNING seq::text, id, created_at`,
+        [who.userId],
+      );
+      // its id as the relay makes it, from the event's and the endpoint's
+      const [{ id }] = (await sql.query<{ id: string }>("SELECT md5($1::text || $2::text)::uuid AS id", [event!.id, webhookId])) as [{ id: string }];
+      const attempt = {
+        id,
+        webhook_id: webhookId,
+        url: hook.url,
+        secret: "",
+        previous_secret: null,
+        attempts: 1,
+        payload: "{}",
+        event_id: event!.id,
+        event_type: "memory.created",
+        event_created_at: new Date(event!.created_at).toISOString(),
+      };
+      const record = (outcome: Omit<FirstOutcome, "attempt">) =>
+        sql.query(`WITH ${firstAttemptsRecorded(1)} SELECT 1`, firstAttemptsParameters({ seqs: [event!.seq], outcomes: [{ attempt, ...outcome }] }));
+      await record({ status: "delivered", responseStatus: 204, error: null, retryMs: 0 });
+      await record({ status: "pending", responseStatus: 503, error: "answered 503", retryMs: 60_000 });
+      const { items } = (await who.api.graphql(LISTED, { id: webhookId })).body.data.webhookDeliveries;
+      expect(items).toMatchObject([{ id: attempt.id, status: "delivered", responseStatus: 204 }]);
+      expect(await deliveryRows(who), "no row to retry it from").toEqual([]);
     });
 
     it("sends only the event types asked for", async () => {
