@@ -1,10 +1,13 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { freshThreadBundles } from "./test/support/thread-bundles.ts";
 
 // Each integration file imports the whole service, about a second of a worker's time: without isolation a worker
 // imports it once for all the files it runs (the pglite and postgres projects alone: 270 s against about 420 on 2 cores). The files
 // share no state but modules' (each makes its own servers, databases and users).
 const INTEGRATION_ISOLATE = false;
+
+const threadBundles = freshThreadBundles();
 
 // The integration suite runs twice: on the embedded PGlite and on the machine's PostgreSQL
 // (TEST_DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/postgres; skipped loudly when unreachable).
@@ -16,6 +19,8 @@ export default defineConfig({
   },
   test: {
     testTimeout: 30_000,
+    // the threads each test server starts, from the build when it is current (src/threads/module-thread.ts)
+    env: { ...(threadBundles ? { SERVICE_THREADS_DIR: threadBundles } : {}) },
     // vitest's default leaves one core free, which on a 2-core machine runs the files one at a time; most of an
     // integration file's time is spent waiting on its server or a child process, so two at a time on two cores
     // took the suite from 505 s to 396 s (fresh clone, 2 cores, the same 1 421 tests passing)

@@ -50,6 +50,8 @@ export interface PGliteSettings {
   dataDir: string;
   /** shared_buffers, in MB. */
   sharedBuffersMb?: number;
+  /** PostgreSQL compiled (pgliteWasm): PGlite compiles it itself when not given. */
+  wasmModule?: WebAssembly.Module;
 }
 
 /**
@@ -102,6 +104,7 @@ export function createPGlite(settings: PGliteSettings): Promise<PGlite> {
     initDbStartParams: INITDB_PARAMS,
     // an in-memory database is made by this build (from its snapshot, or by initdb)
     startParams: startParams(settings, inMemory ? NEW_WAL_SEGMENT_MB : walSegmentMb(dataDir)),
+    ...(settings.wasmModule ? { pgliteWasmModule: settings.wasmModule } : {}),
     ...byteaCodec,
   });
 }
