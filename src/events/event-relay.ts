@@ -38,10 +38,10 @@ export class EventRelay extends WakeableLoop {
   }
 
   /**
-   * On the embedded database no other process can hold a claim (the data directory is locked to this one), so
-   * any claim found at start is a dead process's: its attempts are made again now, under the same ids, rather
-   * than once the claim lapses. Marked lapsed rather than cleared, so the live feed does not publish them twice;
-   * and before the first round, which would otherwise have its own fresh claims lapsed and sent twice.
+   * On the embedded database no other process can hold a claim (the data directory is locked to this one, whose
+   * claims are in memory), so any claim found in a row at start is a dead process's, of a version that claimed in
+   * rows: its attempts are made again now, under the same ids, rather than once the claim lapses. Marked lapsed
+   * rather than cleared, so the live feed does not publish them twice.
    */
   override start(): void {
     if (this.db.kind !== "pglite") return super.start();
@@ -59,7 +59,8 @@ export class EventRelay extends WakeableLoop {
       let taken: number;
       do {
         const recordable = this.sender.takeRecordable();
-        const settings = { limit: CLAIM_LIMIT, leaseMs: this.sender.leaseMs, webhookBody: this.webhookBody };
+        const { leaseMs, held } = this.sender;
+        const settings = { limit: CLAIM_LIMIT, leaseMs, webhookBody: this.webhookBody, held };
         const { events, round, ...took } = await takeOut(this.db.sql, recordable, settings).catch((error: unknown) => {
           this.sender.returnRecordable(recordable);
           throw error;

@@ -14,6 +14,7 @@ import {
   type FirstAttempts,
   type FirstOutcome,
 } from "./due-delivery.ts";
+import { HeldClaims } from "./held-claims.ts";
 import type { Attempt } from "./send.ts";
 import { SenderThread } from "./sender.ts";
 
@@ -46,6 +47,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   private unrecorded: FirstAttempts = { seqs: [], outcomes: [] };
   private attemptedListener: () => void = () => {};
   readonly leaseMs: number;
+  readonly held: HeldClaims | undefined;
 
   constructor(
     private readonly db: Database,
@@ -54,6 +56,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   ) {
     super(POLL_MS, { choreMs: PURGE_MS });
     this.leaseMs = settings.timeoutMs + LEASE_MARGIN_MS;
+    this.held = db.kind === "pglite" ? new HeldClaims() : undefined;
     this.sender = new SenderThread({ timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
   }
 
@@ -151,6 +154,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   private async recordFirst(attempted: FirstAttempts): Promise<void> {
     if (attempted.seqs.length === 0) return;
     await this.db.sql.query(`WITH ${firstAttemptsRecorded(1)} SELECT 1`, firstAttemptsParameters(attempted));
+    this.held?.release(attempted.seqs);
   }
 
   private async failed(delivery: DueDelivery, outcome: Extract<Attempt, { ok: false }>): Promise<void> {

@@ -1,3 +1,5 @@
+import type { HeldClaims } from "./held-claims.ts";
+
 /** A delivery claimed for an attempt (its attempt counted, its lease taken), with what sending it needs. */
 export interface DueDelivery {
   id: string;
@@ -134,6 +136,8 @@ export interface ClaimedRound {
 export interface DeliverySender {
   /** How long a claimed event's attempts may take before the claim lapses (and they are made again). */
   readonly leaseMs: number;
+  /** Where the claims are held when not in the events' rows (on the embedded database). */
+  readonly held: HeldClaims | undefined;
   sendClaimed(round: ClaimedRound): void;
   /** Called whenever a round's first attempts have all been made, for the relay to record them (`takeRecordable`). */
   onAttempted(listener: () => void): void;

@@ -1,6 +1,7 @@
 import type { Sql } from "../db/database.ts";
 import type { JsonObject } from "../domain/json.ts";
 import type { ChangeEvent, EventType } from "../events/change-event.ts";
+import type { HeldClaims } from "./held-claims.ts";
 import { ENDPOINT_COLUMNS, firstAttemptsParameters, firstAttemptsRecorded, type ClaimedRound, type DueDelivery, type FirstAttempt, type FirstAttempts } from "./due-delivery.ts";
 
 /**
@@ -49,30 +50,36 @@ const UNCLAIMED = "(e.claimed_until IS NULL OR e.claimed_until < now())";
  * One round of the event relay, in one statement (on the embedded database the API's writes wait for each): the
  * outbox's first `limit` events that no instance is making attempts for (another instance's are skipped: FOR
  * UPDATE SKIP LOCKED) are taken. An event that no enabled endpoint of its user wants leaves the outbox; one that
- * an endpoint wants is claimed for `leaseMs` instead, and stays there, the durable mark of its deliveries, until
- * their first attempts' outcomes are written (`recordable`, the rounds attempted since, in the same statement).
- * If this instance dies first, the claim lapses and the attempts are made again, under the same delivery ids
- * (made from the event's and the endpoint's). Each body is made once per event, whatever the number of endpoints.
+ * an endpoint wants is claimed for `leaseMs` instead, in its row or in `held` when given (HeldClaims), and stays
+ * there, the durable mark of its deliveries, until their first attempts' outcomes are written (`recordable`, the
+ * rounds attempted since, in the same statement). If this instance dies first, the claim lapses and the attempts
+ * are made again, under the same delivery ids (made from the event's and the endpoint's). Each body is made once
+ * per event, whatever the number of endpoints.
  */
 export async function takeOut(
   sql: Sql,
   recordable: FirstAttempts,
-  { limit, leaseMs, webhookBody }: { limit: number; leaseMs: number; webhookBody: WebhookBody },
+  { limit, leaseMs, webhookBody, held }: { limit: number; leaseMs: number; webhookBody: WebhookBody; held: HeldClaims | undefined },
 ): Promise<TakenOut> {
   const recording = recordable.seqs.length > 0;
+  // held claims: the events claimed in memory are left out ($2), and no other process can lock a row
+  const claiming = held
+    ? `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, true AS claimed
+         FROM events e JOIN picked p ON e.seq = p.seq WHERE p.wanted`
+    : `UPDATE events e SET claimed_until = now() + $2 * interval '1 millisecond' FROM picked p WHERE e.seq = p.seq AND p.wanted
+       RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, true AS claimed`;
   const rows = await sql.query<EventRow | DeliveryRow>(
     `WITH ${recording ? `${firstAttemptsRecorded(3)},` : ""} picked AS (
        SELECT e.seq, e.claimed_until IS NULL AS unpublished,
               EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = e.user_id AND w.enabled AND e.type = ANY(w.events)) AS wanted
          FROM events e
-        WHERE ${UNCLAIMED} ${recording ? "AND e.seq <> ALL($3::bigint[])" : ""}
-        ORDER BY e.seq LIMIT $1 FOR UPDATE OF e SKIP LOCKED
+        WHERE ${UNCLAIMED} ${held ? "AND e.seq <> ALL($2::bigint[])" : ""} ${recording ? "AND e.seq <> ALL($3::bigint[])" : ""}
+        ORDER BY e.seq LIMIT $1 ${held ? "" : "FOR UPDATE OF e SKIP LOCKED"}
      ), dropped AS (
        DELETE FROM events e USING picked p WHERE e.seq = p.seq AND NOT p.wanted
        RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, false AS claimed
      ), claimed AS (
-       UPDATE events e SET claimed_until = now() + $2 * interval '1 millisecond' FROM picked p WHERE e.seq = p.seq AND p.wanted
-       RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, true AS claimed
+       ${claiming}
      ), taken AS (
        SELECT * FROM dropped UNION ALL SELECT * FROM claimed
      )
@@ -80,7 +87,7 @@ export async function takeOut(
      UNION ALL
      SELECT NULL, c.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, md5(c.id::text || w.id::text)::uuid, ${ENDPOINT_COLUMNS}
        FROM claimed c JOIN webhooks w ON w.user_id = c.user_id AND w.enabled AND c.type = ANY(w.events)`,
-    [limit, leaseMs, ...(recording ? firstAttemptsParameters(recordable) : [])],
+    [limit, held ? held.live() : leaseMs, ...(recording ? firstAttemptsParameters(recordable) : [])],
   );
   const taken = rows.filter(isEventRow).sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
   const events = new Map(taken.map((row) => [row.id, eventOf(row)]));
@@ -93,11 +100,11 @@ export async function takeOut(
     payloads.set(id, payload);
     return [{ id: delivery_id, webhook_id, url, secret, previous_secret, attempts: 1, payload, event_id: id, event_type: event.type, event_created_at: event.timestamp }];
   });
-  return {
-    found: taken.length,
-    events: taken.flatMap((row) => (row.unpublished ? [eventOf(row)] : [])),
-    round: { seqs: taken.flatMap((row) => (row.claimed ? [String(row.seq)] : [])), attempts },
-  };
+  const published = taken.filter((row) => row.unpublished && !held?.wasTaken(String(row.seq)));
+  const seqs = taken.flatMap((row) => (row.claimed ? [String(row.seq)] : []));
+  held?.release(recordable.seqs);
+  held?.claim(seqs, leaseMs);
+  return { found: taken.length, events: published.map(eventOf), round: { seqs, attempts } };
 }
 
 function eventOf(row: EventRow): ChangeEvent {

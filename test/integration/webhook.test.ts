@@ -489,10 +489,15 @@ describe.skipIf(databaseUnavailable())("webhooks: the sender's thread dying mid-
   const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: "1000" });
 
   it("loses nothing: the delivery is made again once its claim lapses, under the same webhook-id, and recorded once", async () => {
-    const { deliveries } = suite.server.app.services;
+    const { deliveries, events } = suite.server.app.services;
     const hook = await receiver();
     hook.behaviour = () => "hang"; // the first attempt is under way when the thread dies
     const { id, secret } = await register(suite.user, hook.url, ["memory.created"]);
+    const heard: string[] = [];
+    const feed = events.subscribe(suite.user.userId)[Symbol.asyncIterator]();
+    const listening = (async () => {
+      for (let next = await feed.next(); !next.done; next = await feed.next()) heard.push(`${next.value.type} ${next.value.objectId}`);
+    })();
     const memory = await suite.user.api.post("/api/v1/memory", { content: "sent as the sender's thread dies" });
     expect(memory.status).toBe(201);
     await until(async () => hook.attempts.length === 1);
@@ -506,6 +511,9 @@ describe.skipIf(databaseUnavailable())("webhooks: the sender's thread dying mid-
       return items.length === 1 && items[0].status === "delivered" && items[0].id === hook.accepted[0]!.headers["webhook-id"];
     });
     expect(hook.attempts).toHaveLength(2);
+    await feed.return?.();
+    await listening;
+    expect(heard, "published once, though taken twice").toEqual([`memory.created ${memory.body.id}`]);
   }, 30_000);
 });
 
