@@ -24,6 +24,7 @@ export interface CliResult {
 
 /** Runs `npm run <script> -- <args>` as an operator would. */
 export async function npmRun(script: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+  assertBuildCurrent(); // the command-line tools run the build as well
   const child = spawn("npm", ["run", script, "--", ...args], { cwd: root, env: { ...baseEnv(), ...env } });
   let stdout = "";
   let stderr = "";
@@ -56,7 +57,7 @@ export type ServerEntry = "source" | "built";
 const BUILT_SERVER = join(root, "dist", "server", "main.mjs");
 
 /** The newest modification time of the files under `dir`. */
-function newestMtime(dir: string): number {
+export function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
