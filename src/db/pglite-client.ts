@@ -27,8 +27,12 @@ let compiled: Promise<WebAssembly.Module> | undefined;
  */
 function pgliteWasm(): Promise<WebAssembly.Module> {
   const file = join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "pglite.wasm");
-  compiled ??= readFile(file).then((bytes) => WebAssembly.compile(bytes));
-  return compiled;
+  const compiling = (compiled ??= readFile(file).then((bytes) => WebAssembly.compile(bytes)));
+  // a failure is not kept: the next opening tries again
+  compiling.catch(() => {
+    if (compiled === compiling) compiled = undefined;
+  });
+  return compiling;
 }
 
 /**

@@ -184,7 +184,7 @@ class Partition {
 
   /** `scan` over the rows of `keys`, copied together. */
   private gatherAndScan(vector: Float32Array, filter: VectorFilter, limit: number, keys: readonly number[]): VectorHit[] {
-    const rows = scratch(keys.length * this.rows.dimensions);
+    const rows = scratch(keys.length, this.rows.dimensions);
     this.rows.gather(keys, rows);
     return this.scan(vector, filter, limit, rows, keys);
   }
@@ -259,7 +259,10 @@ const NO_ROWS = new RowGroup(0);
 let scratchRows = new Int8Array(0);
 
 /** A reused buffer for the rows a scan compares (searches run one at a time, on the index's thread). */
-function scratch(length: number): Int8Array {
+function scratch(rows: number, dimensions: number): Int8Array {
+  const length = rows * dimensions;
+  // kept for the next scan up to GATHER_MAX rows: the rare scan of every point (`walk`) gets a buffer of its own
+  if (rows > GATHER_MAX) return new Int8Array(length);
   if (scratchRows.length < length) scratchRows = new Int8Array(length);
   return scratchRows.subarray(0, length);
 }

@@ -79,11 +79,13 @@ export function firstAttemptsRecorded(first: number): string {
   return `taken_out AS (
      DELETE FROM events WHERE seq = ANY(${$(0)}::bigint[]) RETURNING id
    ), attempted AS (
-     SELECT r.*
+     -- a delivery attempted by two rounds (its claim lapsed) and recorded at once: once, a success first
+     SELECT DISTINCT ON (r.id) r.*
        FROM unnest(${$(1)}::uuid[], ${$(2)}::uuid[], ${$(3)}::uuid[], ${$(4)}::text[], ${$(5)}::text[], ${$(6)}::text[],
                    ${$(7)}::int[], ${$(8)}::text[], ${$(9)}::float8[], ${$(10)}::timestamptz[])
             AS r(id, webhook_id, event_id, event_type, payload, status, response_status, last_error, retry_ms, created_at)
        JOIN webhooks w ON w.id = r.webhook_id
+      ORDER BY r.id, r.status = 'delivered' DESC
    ), recorded AS (
      INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, last_attempt_at,
                                      next_attempt_at, response_status, last_error, delivered_at, created_at)

@@ -353,7 +353,7 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       expect(rest.body.deliveries.map((d: { id: string }) => d.id)).toEqual([sent[2], sent[1]]);
     });
 
-    it("records a delivery attempted by two rounds (its claim lapsed) once: the round that takes its event out", async () => {
+    it("records a delivery attempted by several rounds (its claim lapsed) once, a success first: the statement that takes its event out", async () => {
       const who = await suite.server.newUser();
       const hook = await receiver();
       const { id: webhookId } = await register(who, hook.url, ["memory.created"]);
@@ -378,10 +378,16 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
         event_type: "memory.created",
         event_created_at: new Date(event!.created_at).toISOString(),
       };
-      const record = (outcome: Omit<FirstOutcome, "attempt">) =>
-        sql.query(`WITH ${firstAttemptsRecorded(1)} SELECT 1`, firstAttemptsParameters({ seqs: [event!.seq], outcomes: [{ attempt, ...outcome }] }));
-      await record({ status: "delivered", responseStatus: 204, error: null, retryMs: 0 });
-      await record({ status: "pending", responseStatus: 503, error: "answered 503", retryMs: 60_000 });
+      const record = (...outcomes: Omit<FirstOutcome, "attempt">[]) =>
+        sql.query(
+          `WITH ${firstAttemptsRecorded(1)} SELECT 1`,
+          firstAttemptsParameters({ seqs: outcomes.map(() => event!.seq), outcomes: outcomes.map((outcome) => ({ attempt, ...outcome })) }),
+        );
+      const failed = { status: "pending", responseStatus: 503, error: "answered 503", retryMs: 60_000 } as const;
+      const delivered = { status: "delivered", responseStatus: 204, error: null, retryMs: 0 } as const;
+      // three rounds' outcomes recorded in one statement (each attempted before any was recorded), then a fourth's
+      await record(failed, delivered, delivered);
+      await record(failed);
       const { items } = (await who.api.graphql(LISTED, { id: webhookId })).body.data.webhookDeliveries;
       expect(items).toMatchObject([{ id: attempt.id, status: "delivered", responseStatus: 204 }]);
       expect(await deliveryRows(who), "no row to retry it from").toEqual([]);
