@@ -56,7 +56,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   ) {
     super(POLL_MS, { choreMs: PURGE_MS });
     this.leaseMs = settings.timeoutMs + LEASE_MARGIN_MS;
-    this.held = db.kind === "pglite" ? new HeldClaims() : undefined;
+    this.held = db.kind === "pglite" ? new HeldClaims(this.leaseMs) : undefined;
     this.sender = new SenderThread({ timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
   }
 

@@ -9,14 +9,21 @@
  * outbox are all taken again, published included.
  */
 export class HeldClaims {
-  // each claimed event's seq, and when its claim lapses (performance.now())
+  // each claimed event's seq, and when its claim lapses (performance.now()): in the order they lapse, every claim
+  // being made for `leaseMs` (`took` moves a claim made again to the end)
   private readonly claims = new Map<string, number>();
   private highest = 0n;
+
+  constructor(private readonly leaseMs: number) {}
 
   /** What the next round takes: the events after `after`, and those of `lapsed`. */
   scope(): { after: string; lapsed: string[] } {
     const now = performance.now();
-    const lapsed = [...this.claims].flatMap(([seq, until]) => (until <= now ? [seq] : []));
+    const lapsed: string[] = [];
+    for (const [seq, until] of this.claims) {
+      if (until > now) break;
+      lapsed.push(seq);
+    }
     return { after: String(this.highest), lapsed };
   }
 
@@ -25,13 +32,13 @@ export class HeldClaims {
     return this.claims.has(seq);
   }
 
-  /** A round took the events `taken`, of which it claimed `claimed` for `leaseMs`; the others left the outbox. */
-  took(taken: readonly string[], claimed: readonly string[], leaseMs: number): void {
+  /** A round took the events `taken`, of which it claimed `claimed`; the others left the outbox. */
+  took(taken: readonly string[], claimed: readonly string[]): void {
     for (const seq of taken) {
       this.claims.delete(seq);
       if (BigInt(seq) > this.highest) this.highest = BigInt(seq);
     }
-    const until = performance.now() + leaseMs;
+    const until = performance.now() + this.leaseMs;
     for (const seq of claimed) this.claims.set(seq, until);
   }
 

@@ -66,7 +66,8 @@ export async function takeOut(
   // held claims: the events after $2 and those whose claim lapsed (the last parameter), and no other process can
   // lock a row
   const scope = held?.scope();
-  const lapsed = `$${3 + recordingParameters.length}`;
+  const lapsedSeqs = scope?.lapsed.length ? [scope.lapsed] : [];
+  const lapsed = lapsedSeqs.length ? `OR e.seq = ANY($${3 + recordingParameters.length}::bigint[])` : "";
   const claiming = held
     ? `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, true AS claimed
          FROM events e JOIN picked p ON e.seq = p.seq WHERE p.wanted`
@@ -77,7 +78,7 @@ export async function takeOut(
        SELECT e.seq, e.claimed_until IS NULL AS unpublished,
               EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = e.user_id AND w.enabled AND e.type = ANY(w.events)) AS wanted
          FROM events e
-        WHERE ${UNCLAIMED} ${held ? `AND (e.seq > $2::bigint OR e.seq = ANY(${lapsed}::bigint[]))` : ""} ${recording ? "AND e.seq <> ALL($3::bigint[])" : ""}
+        WHERE ${UNCLAIMED} ${held ? `AND (e.seq > $2::bigint ${lapsed})` : ""} ${recording ? "AND e.seq <> ALL($3::bigint[])" : ""}
         ORDER BY e.seq LIMIT $1 ${held ? "" : "FOR UPDATE OF e SKIP LOCKED"}
      ), dropped AS (
        DELETE FROM events e USING picked p WHERE e.seq = p.seq AND NOT p.wanted
@@ -91,7 +92,7 @@ export async function takeOut(
      UNION ALL
      SELECT NULL, c.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, md5(c.id::text || w.id::text)::uuid, ${ENDPOINT_COLUMNS}
        FROM claimed c JOIN webhooks w ON w.user_id = c.user_id AND w.enabled AND c.type = ANY(w.events)`,
-    [limit, scope ? scope.after : leaseMs, ...recordingParameters, ...(scope ? [scope.lapsed] : [])],
+    [limit, scope ? scope.after : leaseMs, ...recordingParameters, ...lapsedSeqs],
   );
   const taken = rows.filter(isEventRow).sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
   const events = new Map(taken.map((row) => [row.id, eventOf(row)]));
@@ -107,7 +108,7 @@ export async function takeOut(
   const published = taken.filter((row) => row.unpublished && !held?.wasTaken(String(row.seq)));
   const seqs = taken.flatMap((row) => (row.claimed ? [String(row.seq)] : []));
   held?.release(recordable.seqs);
-  held?.took(taken.map((row) => String(row.seq)), seqs, leaseMs);
+  held?.took(taken.map((row) => String(row.seq)), seqs);
   return { found: taken.length, events: published.map(eventOf), round: { seqs, attempts } };
 }
 
