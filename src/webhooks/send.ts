@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import { hostOf, isPublicAddress, PrivateAddressError, publicOnlyLookup } from "./address-guard.ts";
 
 export type Attempt = { ok: true; status: number } | { ok: false; status: number | null; error: string };
@@ -33,22 +33,67 @@ export function deliveryAgent({ timeoutMs, allowPrivate }: { timeoutMs: number; 
  */
 export async function send(agent: Agent, url: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<Attempt> {
   try {
-    const host = hostOf(new URL(url));
+    const target = new URL(url);
+    const host = hostOf(target);
     if (!options.allowPrivate && isIP(host) && !isPublicAddress(host)) {
       return { ok: false, status: null, error: new PrivateAddressError(`${host} is not a public address`).message };
     }
-    const response = await request(url, {
-      method: "POST",
-      dispatcher: agent,
-      body,
-      headers: { ...headers, "content-type": "application/json", "user-agent": "memory-service-webhooks" },
-      // the whole exchange, body included, within timeoutMs
-      signal: options.signal,
-    });
-    const status = response.statusCode;
-    await response.body.dump({ limit: MAX_RESPONSE_BYTES });
+    const status = await exchange(agent, target, body, { ...headers, "content-type": "application/json", "user-agent": "memory-service-webhooks" }, options.signal);
     return status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `answered ${status}` };
   } catch (error) {
     return { ok: false, status: null, error: (error as Error).message };
   }
+}
+
+/**
+ * The exchange through undici's dispatcher API rather than its `request`, which wraps every answer in a readable
+ * stream and promises that a delivery, whose answer is its status alone, never reads: 35-40% less of the sender
+ * thread's CPU a delivery (bench/README.md, "Events"). The answer's status, once its body has ended or once
+ * MAX_RESPONSE_BYTES of it have come (the connection is then dropped); the whole exchange within `signal`.
+ */
+function exchange(agent: Agent, url: URL, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined;
+    let status = 0;
+    let bytes = 0;
+    let settled = false;
+    const settle = (error: Error | undefined) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", timedOut);
+      if (error) reject(error);
+      else resolve(status);
+    };
+    // queued for a connection, the request is aborted as soon as it gets one
+    const timedOut = () => {
+      controller?.abort(signal.reason as Error);
+      settle(signal.reason as Error);
+    };
+    if (signal.aborted) return timedOut();
+    signal.addEventListener("abort", timedOut, { once: true });
+    agent.dispatch(
+      { origin: url.origin, path: `${url.pathname}${url.search}`, method: "POST", body, headers },
+      {
+        onRequestStart(started) {
+          controller = started;
+          if (settled) started.abort(new Error("the attempt had already ended"));
+        },
+        onResponseStart(_, statusCode) {
+          status = statusCode;
+        },
+        onResponseData(_, chunk) {
+          bytes += chunk.length;
+          if (bytes <= MAX_RESPONSE_BYTES) return;
+          settle(undefined);
+          controller?.abort(new Error(`answer longer than ${MAX_RESPONSE_BYTES} bytes`));
+        },
+        onResponseEnd() {
+          settle(undefined);
+        },
+        onResponseError(_, error) {
+          settle(error);
+        },
+      },
+    );
+  });
 }

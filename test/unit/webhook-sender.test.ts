@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebhookReceiver } from "../../scripts/lib/webhook-receiver.ts";
-import { SenderThread, type Sendable } from "../../src/webhooks/sender.ts";
+import { SenderThread, type Sendable, type SenderSettings } from "../../src/webhooks/sender.ts";
 
 const secret = () => `whsec_${randomBytes(24).toString("base64")}`;
 const delivery = (url: string, body: object = { type: "memory.created", data: { id: randomUUID() } }): Sendable => ({
@@ -25,8 +27,8 @@ describe("the webhook sender's thread", () => {
   afterEach(async () => {
     for (const close of cleanup.splice(0)) await close();
   });
-  const started = async (settings = { timeoutMs: 5_000, allowPrivate: true }) => {
-    const sender = new SenderThread(settings);
+  const started = async (settings: Partial<SenderSettings> = {}) => {
+    const sender = new SenderThread({ timeoutMs: 5_000, allowPrivate: true, ...settings });
     const receiver = await WebhookReceiver.start();
     cleanup.push(() => sender.close(), () => receiver.close());
     return { sender, receiver };
@@ -56,7 +58,7 @@ describe("the webhook sender's thread", () => {
   });
 
   it("refuses loopback, as an address and as a name that resolves to it, unless private addresses are allowed", async () => {
-    const { sender, receiver } = await started({ timeoutMs: 5_000, allowPrivate: false });
+    const { sender, receiver } = await started({ allowPrivate: false });
     const named = receiver.url.replace("127.0.0.1", "localhost");
     const outcomes = await sender.send([delivery(receiver.url), delivery(named)]);
     expect(outcomes).toEqual([
@@ -67,10 +69,36 @@ describe("the webhook sender's thread", () => {
   });
 
   it("gives up on a receiver that does not answer within the timeout", async () => {
-    const { sender, receiver } = await started({ timeoutMs: 300, allowPrivate: true });
+    const { sender, receiver } = await started({ timeoutMs: 300 });
     receiver.behaviour = () => "hang";
     const [outcome] = await sender.send([delivery(receiver.url)]);
     expect(outcome).toMatchObject({ ok: false, status: null });
+  });
+
+  it("reads no more than 64 KB of an answer, and sends the next delivery over a new connection", async () => {
+    // a receiver that answers 200 with a body that never ends
+    const endless = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200);
+      const chunk = Buffer.alloc(16 * 1024, 120);
+      const more = () => {
+        while (res.write(chunk));
+      };
+      res.on("drain", more);
+      more();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    cleanup.push(async () => {
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    });
+    const { sender } = await started({ timeoutMs: 5_000 });
+    const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hook`;
+    const begun = performance.now();
+    expect(await sender.send([delivery(url)])).toEqual([{ ok: true, status: 200 }]);
+    expect(await sender.send([delivery(url)])).toEqual([{ ok: true, status: 200 }]);
+    // well within the timeout: the answers were cut short, not read until it
+    expect(performance.now() - begun).toBeLessThan(2_500);
   });
 
   it("fails the batches of a thread that dies mid-batch, and sends the next batch from a new one", async () => {
