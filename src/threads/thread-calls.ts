@@ -46,6 +46,8 @@ export class ThreadCaller<C extends CallMap, E> {
   private readonly pending = new Map<number, Pending>();
   private lastId = 0;
   private stopped: Error | undefined;
+  /** The closing call's id, once made: the thread ends after answering it. */
+  private closingId: number | undefined;
 
   constructor(
     protected readonly worker: Worker,
@@ -82,8 +84,9 @@ export class ThreadCaller<C extends CallMap, E> {
   /** Makes the closing call (after which the thread ends); calls after it fail. */
   protected async closeWith<N extends CallName<C>>(name: N, args: C[N]["args"]): Promise<void> {
     if (this.stopped) return;
-    await this.call(name, args);
-    this.stop(new Error(`${this.options.holds} is closed`));
+    const closed = this.call(name, args);
+    this.closingId = this.lastId;
+    await closed;
   }
 
   /** Ends the thread at once, answering every waiting call with an error. */
@@ -100,8 +103,11 @@ export class ThreadCaller<C extends CallMap, E> {
     const pending = this.pending.get(message.id);
     if (!pending) return;
     this.settled(message.id);
-    if ("error" in message) pending.reject(this.options.errors.fromCrossing(message.error));
-    else pending.resolve(message.value);
+    if ("error" in message) return pending.reject(this.options.errors.fromCrossing(message.error));
+    pending.resolve(message.value);
+    // closed as its answer is read: Node.js reads a stopped thread's last messages and emits its 'exit' in one turn
+    // of the event loop, before the closing caller resumes, and that exit is no failure
+    if (message.id === this.closingId) this.stop(new Error(`${this.options.holds} is closed`));
   }
 
   private settled(id: number): void {
