@@ -26,12 +26,14 @@ let compiled: Promise<WebAssembly.Module> | undefined;
  * server opens one of its own) neither compiles nor warms it up again, about a second of CPU less an opening.
  */
 function pgliteWasm(): Promise<WebAssembly.Module> {
+  if (compiled) return compiled;
   const file = join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "pglite.wasm");
-  const compiling = (compiled ??= readFile(file).then((bytes) => WebAssembly.compile(bytes)));
+  const compiling = readFile(file).then((bytes) => WebAssembly.compile(bytes));
   // a failure is not kept: the next opening tries again
   compiling.catch(() => {
     if (compiled === compiling) compiled = undefined;
   });
+  compiled = compiling;
   return compiling;
 }
 
