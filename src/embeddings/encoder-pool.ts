@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { EmbedPriority } from "./embedder.ts";
+import { THREAD_YOUNG_GENERATION_MB } from "../threads/module-thread.ts";
 
 /** What the pool sends a thread (encoder-worker.mjs). */
 interface EncodeRequest {
@@ -41,12 +42,6 @@ export interface EncoderPoolOptions {
 }
 
 const WORKER_URL = new URL("./encoder-worker.mjs", import.meta.url);
-/**
- * A thread's young generation, in MB. V8 grows it up to 48 MB under inference's rate of short-lived objects and
- * keeps it: capped at 8, a process with one thread held 172-188 MB at rest after embedding 1 000 texts against
- * 223-235 uncapped (two alternated pairs), and embedded them no slower. Tensors live in WebAssembly memory.
- */
-const YOUNG_GENERATION_MB = 8;
 
 /**
  * Worker threads that run the sentence encoder, so that inference never blocks the event loop. Queries
@@ -104,7 +99,7 @@ export class EncoderPool {
   }
 
   private spawn(): Thread {
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB } });
     worker.unref(); // a forgotten close() must not keep the process alive
     const thread: Thread = { worker, batch: [], loaded: false, ready: Promise.resolve(0) };
     thread.ready = new Promise<number>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from "node:v8";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Logger } from "../../src/logger.ts";
 import { CHECK_EVERY_MS, trimHeapsAfterWork } from "../../src/threads/heap-trim.ts";
@@ -74,5 +75,29 @@ describe.runIf(glibc)("trimming the allocator's heaps after work", () => {
     late();
     await new Promise((resolve) => setImmediate(resolve));
     expect(trims).toHaveLength(2);
+  });
+
+  it("collects the event loop's heap first, where the process exposed V8's gc as main.ts does", async () => {
+    setFlagsFromString("--expose-gc");
+    const trims: { collectMs?: number }[] = [];
+    const logger = { debug: (fields: { collectMs?: number }) => trims.push(fields), warn: () => {} } as unknown as Logger;
+    let garbage: object | undefined = { payload: new Array(1000).fill("x") };
+    const collected = new WeakRef(garbage);
+    garbage = undefined;
+    // a WeakRef's target stays alive until the turn that made it ends
+    await new Promise((resolve) => setImmediate(resolve));
+    let ready!: () => void;
+    const trimming = trimHeapsAfterWork(logger, new Promise<void>((resolve) => (ready = resolve)));
+    try {
+      expect(collected.deref()).toBeDefined(); // nothing has collected it yet
+      await new Promise((resolve) => setImmediate(resolve)); // which deref() kept alive for this turn
+      ready();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(trims).toHaveLength(1);
+      expect(trims[0]!.collectMs).toEqual(expect.any(Number));
+      expect(collected.deref()).toBeUndefined();
+    } finally {
+      trimming.stop();
+    }
   });
 });

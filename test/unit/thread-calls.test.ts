@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import { setFlagsFromString } from "node:v8";
 import type { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { startModuleThread } from "../../src/threads/module-thread.ts";
+import { startModuleThread, THREAD_YOUNG_GENERATION_MB } from "../../src/threads/module-thread.ts";
 import { messageOnly, ThreadCaller } from "../../src/threads/thread-calls.ts";
 import type { TestCalls } from "../support/calls-thread.ts";
 
@@ -49,4 +49,15 @@ describe("a thread answering calls", () => {
       await thread.close();
     }
   }, 30_000);
+
+  it("runs with its young generation capped, which V8 would otherwise grow under a load and keep", async () => {
+    const worker = startModuleThread(import.meta.url, { source: "../support/calls-thread.ts", bundled: "../support/calls-thread.ts" }, {});
+    const thread = new TestThread(worker, { holds: "the test thread", errors: messageOnly });
+    try {
+      await thread.call("leave", {});
+      expect(worker.resourceLimits?.maxYoungGenerationSizeMb).toBe(THREAD_YOUNG_GENERATION_MB);
+    } finally {
+      await thread.close();
+    }
+  });
 });
