@@ -114,18 +114,20 @@ try {
     await warmUp(settleMs, 50, call);
     for (const concurrency of levels) {
       const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
+      const loopBefore = cpuSeconds(server.pid, server.pid) ?? Number.NaN;
       const run = await measure(queryCount, concurrency, call);
       const cpuMs = (((cpuSeconds(server.pid) ?? Number.NaN) - cpuBefore) * 1000) / queryCount;
+      const loopMs = (((cpuSeconds(server.pid, server.pid) ?? Number.NaN) - loopBefore) * 1000) / queryCount;
       const seen = new Map<string, number>();
       for (const reply of run.results) seen.set(reply.query_type ?? "-", (seen.get(reply.query_type ?? "-") ?? 0) + 1);
       const types = [...seen].map(([type, n]) => (n === run.results.length ? type : `${type} ${n}`)).join(", ");
       const empty = run.results.filter((reply) => reply.results.length === 0).length;
       const summary = summarize(run.ms, run.wallMs);
       if (name === "hybrid") hybridRuns.set(concurrency, summary);
-      rows.push([name, String(concurrency), ...latencyCells(summary), fixed(cpuMs), types, String(empty)]);
+      rows.push([name, String(concurrency), ...latencyCells(summary), fixed(cpuMs), fixed(loopMs), types, String(empty)]);
     }
   }
-  printTable(["path", "concurrency", ...LATENCY_HEADER, "server CPU ms/call", "query_type returned", "empty"], rows);
+  printTable(["path", "concurrency", ...LATENCY_HEADER, "server CPU ms/call", "of it event loop", "query_type returned", "empty"], rows);
   const [one, four] = [hybridRuns.get(1), hybridRuns.get(4)];
   if (one && four) {
     console.log();
