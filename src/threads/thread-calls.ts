@@ -154,8 +154,10 @@ function collectWhenIdle(): () => void {
 /**
  * The thread's side: answers each call with its handler, in the order they arrive (a handler's awaits let the
  * next call start, as on any event loop). After the `last` call (closing what the thread holds) the thread ends.
+ * Returns what work the thread does of its own accord (a timer's) calls to count as a call: the thread then
+ * collects what it left once idle.
  */
-export function serveCalls<C extends CallMap, E>(port: MessagePort, handlers: Handlers<C>, errors: ErrorCodec<E>, last: CallName<C>): void {
+export function serveCalls<C extends CallMap, E>(port: MessagePort, handlers: Handlers<C>, errors: ErrorCodec<E>, last: CallName<C>): () => void {
   const called = collectWhenIdle();
   async function answer(call: CallTo<C>): Promise<unknown> {
     // each name with its own arguments (CallTo is a union by name); awaited here so that a handler that throws
@@ -173,6 +175,7 @@ export function serveCalls<C extends CallMap, E>(port: MessagePort, handlers: Ha
       (error: unknown) => port.postMessage({ id: call.id, error: errors.toCrossing(error) } satisfies ThreadMessage<E>),
     );
   });
+  return called;
 }
 
 /** Sends a message of the thread's own accord (ThreadCaller's `notice`). */

@@ -1,20 +1,20 @@
 import { createHash } from "node:crypto";
 
-/** What this module needs of a usearch index: its keys are the graph's nodes. */
+/** What this module needs of a usearch index: its keys are the graph's nodes, `vectors` their rows end to end. */
 export interface NodeGraph {
-  add(keys: BigUint64Array, vectors: Float32Array[], threads: number): void;
+  add(keys: BigUint64Array, vectors: Int8Array, threads: number): void;
   remove(keys: BigUint64Array): unknown;
 }
 
-/** A point of the partition (its key) and the vector it is written with. */
+/** A point of the partition (its key) and the int8 row it is written with (int8-rows.ts). */
 export interface PlacedVector {
   key: number;
-  vector: Float32Array;
+  vector: Int8Array;
 }
 
 const NO_NODE = -1;
 
-const vectorId = (vector: Float32Array) =>
+const vectorId = (vector: Int8Array) =>
   createHash("sha1").update(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)).digest("base64");
 
 /**
@@ -75,7 +75,11 @@ export class SharedNodes {
       this.join(key, node);
     }
     this.flushEmptied();
-    if (added.length) this.graph.add(BigUint64Array.from(added, ({ key }) => BigInt(key)), added.map(({ vector }) => vector), threads);
+    if (added.length === 0) return;
+    const rows = new Int8Array(added.reduce((length, { vector }) => length + vector.length, 0));
+    let offset = 0;
+    for (const { vector } of added) rows.set(vector, (offset += vector.length) - vector.length);
+    this.graph.add(BigUint64Array.from(added, ({ key }) => BigInt(key)), rows, threads);
   }
 
   /** The point leaves its node, which goes once it has no point left. */

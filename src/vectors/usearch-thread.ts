@@ -29,7 +29,8 @@ function opened(): UsearchIndex {
 
 const handlers: Handlers<UsearchCalls> = {
   async open({ dir }) {
-    index = await UsearchIndex.open(dir, log);
+    // a save (every minute, on the index's timer) leaves its files' buffers behind, as a call does
+    index = await UsearchIndex.open(dir, log, () => worked());
     return index !== undefined;
   },
   ensure: ({ embedderId, dimensions }) => opened().ensure(embedderId, dimensions),
@@ -46,4 +47,4 @@ const handlers: Handlers<UsearchCalls> = {
 };
 
 // with the index saved and closed, nothing is left to do: the thread ends
-serveCalls(port, handlers, messageOnly, "close");
+const worked = serveCalls(port, handlers, messageOnly, "close");

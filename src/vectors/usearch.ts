@@ -1,16 +1,15 @@
 import { createHash } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { Int8Rows, quantize, RowGroup } from "./int8-rows.ts";
 import { SharedNodes } from "./shared-nodes.ts";
+import { int8Graph, loadGraphBinding, matchesOf, type GraphBinding, type GraphMatches, type NativeGraph } from "./usearch-native.ts";
 import type { VectorFilter, VectorHit, VectorIndex, VectorPoint } from "./vector-index.ts";
 
 // Loaded on demand: a platform without a prebuilt binary falls back to another index instead of failing.
 type UsearchModule = typeof import("usearch");
-type NativeIndex = InstanceType<UsearchModule["Index"]>;
-type Matches = InstanceType<UsearchModule["Matches"]>;
 
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 64;
@@ -97,7 +96,7 @@ class Partition {
 
   constructor(
     private readonly usearch: UsearchModule,
-    readonly index: NativeIndex,
+    readonly index: NativeGraph,
     readonly rows: Int8Rows,
   ) {
     this.nodes = new SharedNodes(index);
@@ -114,8 +113,9 @@ class Partition {
       const key = this.keyOf.get(p.id) ?? this.freeKeys.pop() ?? this.payloads.length;
       this.unpost(key);
       this.place(key, { ...p, createdAt: p.createdAt.getTime() });
-      this.rows.set(key, p.type, p.vector);
-      return { key, vector: p.vector };
+      const row = quantize(p.vector);
+      this.rows.set(key, p.type, row);
+      return { key, vector: row };
     });
     this.nodes.place(placed, ADD_THREADS);
     this.dirty = true;
@@ -173,20 +173,21 @@ class Partition {
   }
 
   search(vector: Float32Array, filter: VectorFilter, limit: number): VectorHit[] {
+    const query = quantize(vector);
     const posting = this.narrowestPosting(filter);
     const typed = filter.type === undefined ? undefined : (this.rows.group(filter.type) ?? NO_ROWS);
     if (typed && (!posting || typed.keys.length <= posting.size)) {
-      return this.scan(vector, filter, limit, typed.rows(), typed.keys);
+      return this.scan(query, filter, limit, typed.rows(), typed.keys);
     }
-    if (posting && posting.size <= GATHER_MAX) return this.gatherAndScan(vector, filter, limit, [...posting].filter((key) => passes(this.payloads[key]!, filter)));
-    return this.walk(vector, filter, limit);
+    if (posting && posting.size <= GATHER_MAX) return this.gatherAndScan(query, filter, limit, [...posting].filter((key) => passes(this.payloads[key]!, filter)));
+    return this.walk(query, filter, limit);
   }
 
   /** `scan` over the rows of `keys`, copied together. */
-  private gatherAndScan(vector: Float32Array, filter: VectorFilter, limit: number, keys: readonly number[]): VectorHit[] {
+  private gatherAndScan(query: Int8Array, filter: VectorFilter, limit: number, keys: readonly number[]): VectorHit[] {
     const rows = scratch(keys.length, this.rows.dimensions);
     this.rows.gather(keys, rows);
-    return this.scan(vector, filter, limit, rows, keys);
+    return this.scan(query, filter, limit, rows, keys);
   }
 
   /** The smallest posting list of the filter's tags and thread, if it names any. */
@@ -201,9 +202,8 @@ class Partition {
    * Exact cosine over int8 rows (`keys[i]` is row i's key), widening like `walk` until enough pass the filter:
    * for filters that let a minority through, which the graph would have to walk far and widen often to find.
    */
-  private scan(vector: Float32Array, filter: VectorFilter, limit: number, rows: Int8Array, keys: readonly number[]): VectorHit[] {
+  private scan(query: Int8Array, filter: VectorFilter, limit: number, rows: Int8Array, keys: readonly number[]): VectorHit[] {
     const { MetricKind, Matches, exactSearch } = this.usearch;
-    const query = quantize(vector);
     for (let k = Math.min(keys.length, limit * 4); k > 0; k = Math.min(keys.length, k * 4)) {
       const matches = exactSearch(rows, query, this.rows.dimensions, k, MetricKind.Cos, 1);
       if (!(matches instanceof Matches)) throw new Error("usearch answered one query with a batch");
@@ -219,21 +219,21 @@ class Partition {
    * reaches (one of 64 in about a third of the runs of drafted-index.test.ts): when a walk for every node finds
    * fewer, and too few pass, an exact scan of every point's row answers instead.
    */
-  private walk(vector: Float32Array, filter: VectorFilter, limit: number): VectorHit[] {
+  private walk(query: Int8Array, filter: VectorFilter, limit: number): VectorHit[] {
     const size = this.nodes.count;
     // a walk visits EXPANSION_SEARCH candidates whatever k up to it is: asking for all of them costs nothing
     for (let k = Math.min(size, Math.max(limit * 4, EXPANSION_SEARCH)); k > 0; k = Math.min(size, k * 4)) {
-      const matches = this.index.search(vector, k, 1);
+      const matches = matchesOf(this.index.search(query, k, 1));
       const hits = this.passing(matches, filter, limit, (node) => this.nodes.pointsAt(node));
       if (hits.length >= limit) return hits;
-      if (k >= size) return matches.keys.length < size ? this.gatherAndScan(vector, filter, limit, [...this.keyOf.values()]) : hits;
+      if (k >= size) return matches.keys.length < size ? this.gatherAndScan(query, filter, limit, [...this.keyOf.values()]) : hits;
     }
     return [];
   }
 
   /** The first `limit` points of the matches that pass the filter; `keysAt` gives a match's point key or keys. */
   private passing(
-    matches: Matches,
+    matches: GraphMatches,
     filter: VectorFilter,
     limit: number,
     keysAt: (match: number) => number | Iterable<number> | undefined,
@@ -286,8 +286,8 @@ function passes(p: Payload, f: VectorFilter): boolean {
   return !f.tags || f.tags.every((tag) => p.tags.includes(tag));
 }
 
-/** Rows read from a saved .i8 file at a time. */
-const LOAD_CHUNK_ROWS = 4_096;
+/** Rows of a saved .i8 file read or written at a time. */
+const SAVED_CHUNK_ROWS = 4_096;
 
 /**
  * Calls `each` with every entry's row of the .i8 file (the row at the entry's key), reading the file a chunk at a
@@ -302,7 +302,7 @@ function forEachSavedRow<T extends readonly [number, ...unknown[]]>(
 ): void {
   const fd = openSync(file, "r");
   try {
-    const chunk = new Int8Array(LOAD_CHUNK_ROWS * dimensions);
+    const chunk = new Int8Array(SAVED_CHUNK_ROWS * dimensions);
     let first = 0;
     let count = 0;
     for (const entry of entries) {
@@ -319,6 +319,26 @@ function forEachSavedRow<T extends readonly [number, ...unknown[]]>(
   }
 }
 
+/**
+ * Writes the rows of keys 0 to `keyCount - 1` as `forEachSavedRow` reads them, a chunk at a time: whole, they were
+ * 51 MB more at 100 000 points, left behind by each save for a collection that the idle thread put off.
+ */
+function writeSavedRows(file: string, rows: Int8Rows, keyCount: number): void {
+  const fd = openSync(file, "w");
+  try {
+    const chunk = new Int8Array(SAVED_CHUNK_ROWS * rows.dimensions);
+    for (let first = 0; first < keyCount; first += SAVED_CHUNK_ROWS) {
+      const count = Math.min(SAVED_CHUNK_ROWS, keyCount - first);
+      rows.copyByKey(first, count, chunk);
+      for (let written = 0, length = count * rows.dimensions; written < length; ) {
+        written += writeSync(fd, chunk, written, length - written);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 interface Space {
   dimensions: number;
   dir: string | undefined;
@@ -328,7 +348,7 @@ interface Space {
 }
 
 /**
- * The embedded index: usearch's native HNSW (cosine, f16) in this process, one graph per user and embedder,
+ * The embedded index: usearch's native HNSW (cosine, int8 rows) in this process, one graph per user and embedder,
  * saved under DATA_DIR/vectors and reconciled with the database at start-up. Only for a database this process
  * alone writes (PGlite): servers sharing PostgreSQL could not see each other's writes in it.
  *
@@ -342,19 +362,24 @@ export class UsearchIndex implements VectorIndex {
 
   private constructor(
     private readonly usearch: UsearchModule,
+    private readonly graphs: GraphBinding,
     private readonly dir: string | undefined,
     private readonly logger: IndexLog,
+    private readonly saved: () => void,
   ) {
     if (dir) this.timer = setInterval(() => this.save(), SAVE_EVERY_MS).unref();
   }
 
-  /** The index, or undefined when usearch has no binary for this platform. `dir` undefined keeps no files. */
-  static async open(dir: string | undefined, logger: IndexLog): Promise<UsearchIndex | undefined> {
+  /**
+   * The index, or undefined when usearch has no binary for this platform. `dir` undefined keeps no files.
+   * `saved` is told after a save wrote files (the thread then collects what the save left, as after calls).
+   */
+  static async open(dir: string | undefined, logger: IndexLog, saved: () => void = () => {}): Promise<UsearchIndex | undefined> {
     try {
       // the CommonJS entry: the ESM one finds its binary through a global __dirname if there is one, and
       // Prisma's generated client sets that global to its own folder
       const usearch = createRequire(import.meta.url)("usearch") as UsearchModule;
-      return new UsearchIndex(usearch, dir, logger);
+      return new UsearchIndex(usearch, loadGraphBinding(), dir, logger, saved);
     } catch (error) {
       logger.warn({ err: error }, "usearch is not available on this platform");
       return undefined;
@@ -368,19 +393,8 @@ export class UsearchIndex implements VectorIndex {
   }
 
   private newPartition(dimensions: number): Partition {
-    return new Partition(this.usearch, this.newNative(dimensions), new Int8Rows(dimensions));
-  }
-
-  private newNative(dimensions: number): NativeIndex {
-    return new this.usearch.Index({
-      metric: this.usearch.MetricKind.Cos,
-      dimensions,
-      connectivity: CONNECTIVITY,
-      quantization: this.usearch.ScalarKind.F16,
-      expansion_add: EXPANSION_ADD,
-      expansion_search: EXPANSION_SEARCH,
-      multi: false,
-    });
+    const graph = int8Graph(this.graphs, { dimensions, connectivity: CONNECTIVITY, expansionAdd: EXPANSION_ADD, expansionSearch: EXPANSION_SEARCH });
+    return new Partition(this.usearch, graph, new Int8Rows(dimensions));
   }
 
   private partition(space: Space, userId: string): Partition {
@@ -396,6 +410,8 @@ export class UsearchIndex implements VectorIndex {
   private load(base: string, generation: number, dimensions: number): Partition {
     const partition = this.newPartition(dimensions);
     partition.generation = generation;
+    // a graph saved before the graphs held int8 rows keeps its f16 nodes: usearch reads the kind from the file and
+    // takes the int8 rows it is then given as row / 127, which cosine does not tell apart
     partition.index.load(`${base}.${generation}.usearch`);
     const saved = JSON.parse(readFileSync(`${base}.${generation}.json`, "utf8")) as (SavedPayload | [number, Payload])[];
     const payloads = saved.map(loadedPayload);
@@ -404,7 +420,7 @@ export class UsearchIndex implements VectorIndex {
     for (const [type, rows] of perType) partition.rows.reserve(type, rows);
     forEachSavedRow(`${base}.${generation}.i8`, dimensions, payloads, ([key, payload, node], row) => {
       partition.place(key, payload);
-      partition.rows.restore(key, payload.type, row);
+      partition.rows.set(key, payload.type, row);
       partition.nodes.restore(key, node);
     });
     partition.restoreFreeKeys();
@@ -501,6 +517,7 @@ export class UsearchIndex implements VectorIndex {
    * with an atomic rename, so that a crash at any moment leaves a matching pair to load.
    */
   save(): void {
+    let wrote = false;
     for (const space of this.spaces.values()) {
       if (!space.dir) continue;
       for (const [userId, partition] of space.partitions) {
@@ -513,10 +530,11 @@ export class UsearchIndex implements VectorIndex {
           partition.index.save(`${base}.${generation}.usearch`);
           const payloads = partition.payloads.flatMap((payload, key) => (payload ? [savedPayload(key, payload, partition.nodes.nodeOf(key))] : []));
           writeFileSync(`${base}.${generation}.json`, JSON.stringify(payloads));
-          writeFileSync(`${base}.${generation}.i8`, partition.rows.byKey(partition.payloads.length));
+          writeSavedRows(`${base}.${generation}.i8`, partition.rows, partition.payloads.length);
           writeFileSync(`${base}.current.tmp`, String(generation));
           renameSync(`${base}.current.tmp`, `${base}.current`);
           partition.generation = generation;
+          wrote = true;
           rmSync(`${base}.${previous}.usearch`, { force: true });
           rmSync(`${base}.${previous}.json`, { force: true });
           rmSync(`${base}.${previous}.i8`, { force: true });
@@ -526,6 +544,7 @@ export class UsearchIndex implements VectorIndex {
         }
       }
     }
+    if (wrote) this.saved();
   }
 
   async close(): Promise<void> {

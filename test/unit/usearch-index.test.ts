@@ -1,7 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRequire } from "node:module";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { Logger } from "../../src/logger.ts";
 import { UsearchIndex } from "../../src/vectors/usearch.ts";
@@ -19,6 +19,26 @@ const OTHER_USER = "00000000-0000-4000-8000-000000000002";
 const TYPES = ["observation", "preference", "task"];
 const TAGS = ["red", "green", "blue", "rare"];
 const THREAD = "00000000-0000-4000-8000-0000000000aa";
+
+/** Nodes added to the graphs (usearch's compiled index, whose methods cannot be spied on). */
+const graphInserts = vi.hoisted(() => ({ count: 0 }));
+vi.mock("../../src/vectors/usearch-native.ts", async (importOriginal) => {
+  const native = await importOriginal<typeof import("../../src/vectors/usearch-native.ts")>();
+  const int8Graph: typeof native.int8Graph = (...args) => {
+    const graph = native.int8Graph(...args);
+    return {
+      add(keys, vectors, threads) {
+        graphInserts.count += keys.length;
+        graph.add(keys, vectors, threads);
+      },
+      search: (query, k, threads) => graph.search(query, k, threads),
+      remove: (keys) => graph.remove(keys),
+      save: (path) => graph.save(path),
+      load: (path) => graph.load(path),
+    };
+  };
+  return { ...native, int8Graph };
+});
 
 const silent = { warn() {}, info() {}, error() {}, debug() {} } as unknown as Logger;
 const dirs: string[] = [];
@@ -232,9 +252,8 @@ describe("UsearchIndex", () => {
 
   it("gives points with identical vectors one graph node: inserted once, each found, through updates, deletes and a reload", async () => {
     const random = rng(23);
-    const { Index } = createRequire(import.meta.url)("usearch") as typeof import("usearch");
-    const add = vi.spyOn(Index.prototype, "add");
-    const inserted = () => add.mock.calls.reduce((sum, [, vectors]) => sum + (vectors as Float32Array[]).length, 0);
+    graphInserts.count = 0;
+    const inserted = () => graphInserts.count;
     const { dir, index } = await indexIn();
     // 600 points, then 400 more whose vectors are copies of the first 50's (a text written again, eight times)
     const originals = Array.from({ length: 600 }, (_, i) => point(random, i));
@@ -253,7 +272,7 @@ describe("UsearchIndex", () => {
     expect(await found(index)).toEqual(expect.arrayContaining(holding()));
 
     // a change of tags keeps the vector (no insert); a new vector leaves the shared node for a node of its own
-    add.mockClear();
+    graphInserts.count = 0;
     const retagged = copies.slice(0, 100).map((p) => ({ ...p, tags: ["blue"], version: 2 }));
     const rewritten = copies.slice(100, 150).map((p) => ({ ...p, vector: unit(random), version: 2 }));
     await index.upsert(EMBEDDER, [...retagged, ...rewritten]);
@@ -270,7 +289,7 @@ describe("UsearchIndex", () => {
     const lone = originals[599]!;
     await index.delete(EMBEDDER, [lone.id]);
     live.delete(lone.id);
-    add.mockClear();
+    graphInserts.count = 0;
     const again = { ...point(random, 5_000), vector: Float32Array.from(lone.vector), isArchived: false };
     await index.upsert(EMBEDDER, [again]);
     live.set(again.id, again);
@@ -282,7 +301,48 @@ describe("UsearchIndex", () => {
     await expectTrueNearest(reopened, live, random);
     expect(await found(reopened)).toEqual(expect.arrayContaining(holding()));
     await reopened.close();
-    add.mockRestore();
+  });
+
+  it("says when a save wrote files (its thread then collects what the save left), and not when there was nothing to write", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
+    dirs.push(dir);
+    const saved = vi.fn();
+    const index = (await UsearchIndex.open(dir, silent, saved))!;
+    await index.ensure(EMBEDDER, DIMENSIONS);
+    index.save();
+    expect(saved).not.toHaveBeenCalled();
+    await index.upsert(EMBEDDER, [point(rng(41), 1)]);
+    index.save();
+    expect(saved).toHaveBeenCalledTimes(1);
+    index.save();
+    expect(saved).toHaveBeenCalledTimes(1);
+    await index.close();
+  });
+
+  it("searches and changes a graph saved with f16 nodes, as graphs were before they held int8 rows", async () => {
+    const random = rng(37);
+    const { dir, index } = await indexIn();
+    const points = Array.from({ length: 400 }, (_, i) => point(random, i));
+    await index.upsert(EMBEDDER, points);
+    await index.close();
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" });
+    const [json] = files.filter((name) => name.endsWith(".json"));
+    const [graph] = files.filter((name) => name.endsWith(".usearch"));
+    // the same nodes (a node is its point's key here: nothing was deleted or shared), written as usearch's Index wrote them
+    const saved = JSON.parse(readFileSync(join(dir, json!), "utf8")) as [number, string][];
+    const byId = new Map(points.map((p) => [p.id, p.vector]));
+    const { Index, MetricKind, ScalarKind } = createRequire(import.meta.url)("usearch") as typeof import("usearch");
+    const f16 = new Index({ metric: MetricKind.Cos, dimensions: DIMENSIONS, connectivity: 16, quantization: ScalarKind.F16, expansion_add: 64, expansion_search: 768, multi: false });
+    f16.add(BigUint64Array.from(saved, ([key]) => BigInt(key)), saved.map(([, id]) => byId.get(id)!), 1);
+    const before = statSync(join(dir, graph!)).size;
+    f16.save(join(dir, graph!));
+    expect(statSync(join(dir, graph!)).size).toBeGreaterThan(before); // two bytes a component against one
+    const { index: reopened } = await indexIn(dir);
+    const live = new Map(points.map((p) => [p.id, p]));
+    await expectTrueNearest(reopened, live, random);
+    await change(reopened, live, points.slice(0, 40).map((p) => p.id), Array.from({ length: 60 }, (_, i) => point(random, 900 + i)));
+    await expectTrueNearest(reopened, live, random);
+    await reopened.close();
   });
 
   it("loads a partition saved before nodes were shared (each point its own node, by its key)", async () => {
