@@ -76,9 +76,9 @@ export class SharedNodes {
     }
     this.flushEmptied();
     if (added.length === 0) return;
-    const rows = new Int8Array(added.reduce((length, { vector }) => length + vector.length, 0));
-    let offset = 0;
-    for (const { vector } of added) rows.set(vector, (offset += vector.length) - vector.length);
+    const dimensions = added[0]!.vector.length;
+    const rows = new Int8Array(added.length * dimensions);
+    added.forEach(({ vector }, i) => rows.set(vector, i * dimensions));
     this.graph.add(BigUint64Array.from(added, ({ key }) => BigInt(key)), rows, threads);
   }
 
