@@ -28,8 +28,10 @@ interface Thread {
   loaded: boolean;
   /** The pieces of the batch it is embedding, in order; empty when idle. */
   batch: Piece[];
-  /** Set while it is idle and not the last thread: stops it when it fires. */
+  /** Set while it is idle: stops it when it fires (or, for the first thread, renews it once worn). */
   retiring?: NodeJS.Timeout;
+  /** Texts embedded since it loaded the model. */
+  embedded: number;
 }
 
 export interface EncoderPoolOptions {
@@ -37,6 +39,11 @@ export interface EncoderPoolOptions {
   threads: number;
   /** How long a thread beyond the first may sit idle before it stops, giving back its memory. */
   idleMs: number;
+  /**
+   * Texts after which the first thread, once idle for `idleMs`, hands over to a fresh one: the memory a thread's
+   * inference grew to (its WebAssembly memory, its heap) is never given back while it runs. Unset, it stays.
+   */
+  renewAfter?: number;
   /** The most texts a thread embeds at once, for each priority; a batch gathers pieces of several callers. */
   batchSize: Record<EmbedPriority, number>;
 }
@@ -51,13 +58,16 @@ const WORKER_URL = new URL("./encoder-worker.mjs", import.meta.url);
  *
  * Each thread holds its own copy of the model and the memory inference grew to (about 150 MB), so the pool is
  * elastic: one thread from the start, more while work waits for a thread (a bulk import, a reindex), each
- * stopping again after `idleMs` without work.
+ * stopping again after `idleMs` without work. The first stays, but after `renewAfter` texts it hands over to a
+ * fresh thread once idle: a thread's inference memory only grows.
  *
  * Written here rather than taken from a pool library because the two priorities and the gathering of several
  * callers' texts into one batch are the point, and a generic pool hands out one task at a time.
  */
 export class EncoderPool {
   private readonly threads: Thread[] = [];
+  /** A fresh thread loading the model to take the first one's place. */
+  private successor?: Thread;
   private readonly waiting: Record<EmbedPriority, Piece[]> = { interactive: [], background: [] };
   private nextId = 0;
   private closed = false;
@@ -73,6 +83,11 @@ export class EncoderPool {
   /** Threads running now (loaded or loading). */
   get size(): number {
     return this.threads.length;
+  }
+
+  /** The ids of the threads running now, first first. */
+  get threadIds(): number[] {
+    return this.threads.map((thread) => thread.worker.threadId);
   }
 
   embed(texts: readonly string[], priority: EmbedPriority): Promise<Float32Array[]> {
@@ -94,6 +109,7 @@ export class EncoderPool {
     const error = new Error("the sentence encoder was closed");
     for (const queue of Object.values(this.waiting)) queue.splice(0).forEach((piece) => piece.reject(error));
     const threads = this.threads.splice(0);
+    if (this.successor) threads.push(this.successor);
     threads.forEach((thread) => clearTimeout(thread.retiring));
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
   }
@@ -101,7 +117,7 @@ export class EncoderPool {
   private spawn(): Thread {
     const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB } });
     worker.unref(); // a forgotten close() must not keep the process alive
-    const thread: Thread = { worker, batch: [], loaded: false, ready: Promise.resolve(0) };
+    const thread: Thread = { worker, batch: [], loaded: false, ready: Promise.resolve(0), embedded: 0 };
     thread.ready = new Promise<number>((resolve, reject) => {
       worker.on("message", (message: EncoderMessage) => {
         if (message.kind === "ready") {
@@ -150,19 +166,45 @@ export class EncoderPool {
     if (waiting && this.threads.length < this.options.threads && this.threads.every((thread) => thread.loaded)) {
       this.threads.push(this.spawn());
     }
-    for (const thread of this.threads.slice(1)) {
-      if (thread.loaded && thread.batch.length === 0 && !thread.retiring) {
+    this.threads.forEach((thread, index) => {
+      const stays = index === 0 && (thread.embedded < (this.options.renewAfter ?? Infinity) || this.successor);
+      if (thread.loaded && thread.batch.length === 0 && !thread.retiring && !stays) {
         thread.retiring = setTimeout(() => this.retire(thread), this.options.idleMs);
         thread.retiring.unref();
       }
-    }
+    });
   }
 
   private retire(thread: Thread): void {
+    thread.retiring = undefined;
     const index = this.threads.indexOf(thread);
-    if (index <= 0 || thread.batch.length > 0) return; // the first thread stays; a busy one is not idle
+    if (index < 0 || thread.batch.length > 0) return; // a busy thread is not idle
+    if (index === 0) return this.renew(thread);
     this.threads.splice(index, 1);
     void thread.worker.terminate();
+  }
+
+  /**
+   * Starts a fresh thread to take the worn first one's place once it has loaded the model (about half a second
+   * of a core). The worn one works on until then, and is stopped once its batch, if any, is done.
+   */
+  private renew(worn: Thread): void {
+    const fresh = (this.successor = this.spawn());
+    fresh.ready.then(
+      () => {
+        this.successor = undefined;
+        const index = this.threads.indexOf(worn);
+        if (this.closed || index < 0) return void fresh.worker.terminate();
+        this.threads[index] = fresh;
+        if (worn.batch.length === 0) void worn.worker.terminate();
+        this.dispatch();
+      },
+      () => {
+        // the model loaded once, so this is rare: the worn thread stays, and is tried again after as much work
+        this.successor = undefined;
+        worn.embedded = 0;
+      },
+    );
   }
 
   private takeBatch(): Piece[] {
@@ -183,10 +225,13 @@ export class EncoderPool {
   private finish(thread: Thread, message: Exclude<EncoderMessage, { kind: "ready" }>): void {
     const batch = thread.batch;
     thread.batch = [];
+    // a worn thread whose successor took its place while it worked
+    if (!this.threads.includes(thread)) void thread.worker.terminate();
     if (message.kind === "failed") {
       batch.forEach((piece) => piece.reject(new Error(`sentence encoder: ${message.message}`)));
     } else {
       const total = batch.reduce((sum, piece) => sum + piece.texts.length, 0);
+      thread.embedded += total;
       const dimensions = message.flat.length / total;
       let offset = 0;
       for (const piece of batch) {

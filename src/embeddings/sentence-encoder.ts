@@ -17,6 +17,8 @@ const CACHE_ENTRIES = 4_096;
 const NO_DRAFTS = "new memories become searchable by meaning when the encoder has embedded them, not at once";
 /** How long an encoder thread beyond the first stays without work before it stops (see EncoderPool). */
 const IDLE_MS = 10_000;
+/** Texts after which the first thread hands over to a fresh one once idle (see EncoderPool). */
+const RENEW_AFTER = 1_000;
 /** The model's output size, known before it loads: the service starts while the threads load it. */
 const DIMENSIONS = 512;
 /** The encoder's id: its vectors are stored and indexed under it. */
@@ -76,7 +78,7 @@ export class SentenceEncoder implements Embedder {
    * `options.logger`: memories then wait for the encoder to be searchable by meaning).
    */
   static create(options: SentenceEncoderOptions, wordVectors = WordVectors.load(SENTENCE_ENCODER_ID)): SentenceEncoder {
-    const pool = new EncoderPool({ threads: options.threads, idleMs: IDLE_MS, batchSize: BATCH_SIZE });
+    const pool = new EncoderPool({ threads: options.threads, idleMs: IDLE_MS, renewAfter: RENEW_AFTER, batchSize: BATCH_SIZE });
     return new SentenceEncoder(pool, wordVectors, options.logger);
   }
 

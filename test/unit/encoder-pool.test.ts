@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { EncoderPool } from "../../src/embeddings/encoder-pool.ts";
 
 describe("the encoder pool", () => {
@@ -21,5 +21,24 @@ describe("the encoder pool", () => {
     expect(pool.size).toBe(1);
     // and what comes next is still embedded, by the thread that stayed
     expect(await pool.embed(["one more"], "interactive")).toHaveLength(1);
+  });
+
+  it("hands the first thread's place to a fresh one once it has embedded enough and sits idle", { timeout: 120_000 }, async () => {
+    const renewing = new EncoderPool({ threads: 1, idleMs: 200, renewAfter: 20, batchSize: { interactive: 16, background: 8 } });
+    try {
+      await renewing.dimensions;
+      const [first] = renewing.threadIds;
+      const texts = Array.from({ length: 10 }, (_, i) => `a memory to embed, number ${i}`);
+      const before = await renewing.embed(texts, "background");
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(renewing.threadIds).toEqual([first]); // 10 texts: not worn yet
+      await renewing.embed(texts, "background");
+      await vi.waitFor(() => expect(renewing.threadIds).not.toEqual([first]), { timeout: 60_000, interval: 50 });
+      expect(renewing.size).toBe(1);
+      // the fresh thread runs the same model
+      expect(await renewing.embed(texts, "interactive")).toEqual(before);
+    } finally {
+      await renewing.close();
+    }
   });
 });
