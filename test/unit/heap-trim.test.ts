@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Logger } from "../../src/logger.ts";
@@ -96,6 +97,27 @@ describe.runIf(glibc)("trimming the allocator's heaps after work", () => {
       expect(trims).toHaveLength(1);
       expect(trims[0]!.collectMs).toEqual(expect.any(Number));
       expect(collected.deref()).toBeUndefined();
+    } finally {
+      trimming.stop();
+    }
+  });
+
+  it("fixes glibc's thresholds: after a large block is freed, a 2 MB one is still mapped on its own, not carved from a heap", () => {
+    const koffi = createRequire(import.meta.url)("koffi") as typeof import("koffi");
+    const libc = koffi.load("libc.so.6");
+    const malloc = libc.func("void *malloc(size_t size)") as (size: number) => unknown;
+    const free = libc.func("void free(void *ptr)") as (pointer: unknown) => void;
+    const MallocInfo = koffi.struct("mallinfo2", {
+      ...Object.fromEntries(["arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost"].map((field) => [field, "size_t"])),
+    });
+    const mappedBytes = () => (libc.func("mallinfo2", MallocInfo, [])() as { hblkhd: number }).hblkhd;
+    const trimming = trimHeapsAfterWork({ debug: () => {}, warn: () => {} } as unknown as Logger, new Promise(() => {}));
+    try {
+      free(malloc(16 * 1024 * 1024)); // left to itself, glibc would now carve blocks up to 16 MB from its heaps
+      const before = mappedBytes();
+      const block = malloc(2 * 1024 * 1024);
+      expect(mappedBytes() - before).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+      free(block);
     } finally {
       trimming.stop();
     }
