@@ -319,13 +319,30 @@ describe("UsearchIndex", () => {
     await index.close();
   });
 
-  it("searches and changes a graph saved with f16 nodes, as graphs were before they held int8 rows", async () => {
-    const random = rng(37);
+  /** A partition of 400 points saved and closed, for the tests of older save formats to rewrite. */
+  async function savedPartition(seed: number) {
+    const random = rng(seed);
     const { dir, index } = await indexIn();
     const points = Array.from({ length: 400 }, (_, i) => point(random, i));
     await index.upsert(EMBEDDER, points);
     await index.close();
     const files = readdirSync(dir, { recursive: true, encoding: "utf8" });
+    return { random, dir, points, files };
+  }
+
+  /** The rewritten partition loads, finds the true nearest, and takes deletes and inserts (its keys and nodes reused). */
+  async function expectServesAfterLoad({ random, dir, points }: Awaited<ReturnType<typeof savedPartition>>) {
+    const { index: reopened } = await indexIn(dir);
+    const live = new Map(points.map((p) => [p.id, p]));
+    await expectTrueNearest(reopened, live, random);
+    await change(reopened, live, points.slice(0, 40).map((p) => p.id), Array.from({ length: 60 }, (_, i) => point(random, 900 + i)));
+    await expectTrueNearest(reopened, live, random);
+    await reopened.close();
+  }
+
+  it("searches and changes a graph saved with f16 nodes, as graphs were before they held int8 rows", async () => {
+    const partition = await savedPartition(37);
+    const { dir, points, files } = partition;
     const [json] = files.filter((name) => name.endsWith(".json"));
     const [graph] = files.filter((name) => name.endsWith(".usearch"));
     // the same nodes (a node is its point's key here: nothing was deleted or shared), written as usearch's Index wrote them
@@ -337,32 +354,17 @@ describe("UsearchIndex", () => {
     const before = statSync(join(dir, graph!)).size;
     f16.save(join(dir, graph!));
     expect(statSync(join(dir, graph!)).size).toBeGreaterThan(before); // two bytes a component against one
-    const { index: reopened } = await indexIn(dir);
-    const live = new Map(points.map((p) => [p.id, p]));
-    await expectTrueNearest(reopened, live, random);
-    await change(reopened, live, points.slice(0, 40).map((p) => p.id), Array.from({ length: 60 }, (_, i) => point(random, 900 + i)));
-    await expectTrueNearest(reopened, live, random);
-    await reopened.close();
+    await expectServesAfterLoad(partition);
   });
 
   it("loads a partition saved before nodes were shared (each point its own node, by its key)", async () => {
-    const random = rng(31);
-    const { dir, index } = await indexIn();
-    const points = Array.from({ length: 400 }, (_, i) => point(random, i));
-    await index.upsert(EMBEDDER, points);
-    await index.close();
-    const [file] = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".json"));
+    const partition = await savedPartition(31);
+    const { dir, files } = partition;
+    const [file] = files.filter((name) => name.endsWith(".json"));
     const rows = JSON.parse(readFileSync(join(dir, file!), "utf8")) as unknown[][];
     // nothing was deleted or shared, so each node is its point's key, as the graph of an older save was keyed
     expect(rows.every((row) => row[8] === row[0])).toBe(true);
     writeFileSync(join(dir, file!), JSON.stringify(rows.map((row) => row.slice(0, 8))));
-    const { index: reopened } = await indexIn(dir);
-    const live = new Map(points.map((p) => [p.id, p]));
-    await expectTrueNearest(reopened, live, random);
-    // its keys and nodes are reused as a new partition's are
-    const gone = points.slice(0, 40).map((p) => p.id);
-    await change(reopened, live, gone, Array.from({ length: 60 }, (_, i) => point(random, 900 + i)));
-    await expectTrueNearest(reopened, live, random);
-    await reopened.close();
+    await expectServesAfterLoad(partition);
   });
 });
