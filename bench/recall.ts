@@ -7,8 +7,8 @@
 //   hybrid   a query without thread: BM25 and vector search over every memory, fused
 //   search   the hybrid queries through GET /api/v1/memory/search, for comparison
 // Prints p50/p95/p99, requests/s and the server's CPU time per request per path and concurrency (the machine is
-// shared: the CPU a request costs moves less with other work than its latency does), and which query_type the
-// server reported.
+// shared: the CPU a request costs moves less with other work than its latency does), the bench's own CPU time per
+// request (the load generator shares the server's cores), and which query_type the server reported.
 // --data-dir: a PGlite directory to keep and use again: the first run loads it, later runs (of this or of another
 // checkout, for a before/after comparison) time the same memories without loading them again.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -115,19 +115,22 @@ try {
     for (const concurrency of levels) {
       const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
       const loopBefore = cpuSeconds(server.pid, server.pid) ?? Number.NaN;
+      const clientBefore = process.cpuUsage();
       const run = await measure(queryCount, concurrency, call);
+      const client = process.cpuUsage(clientBefore);
       const cpuMs = (((cpuSeconds(server.pid) ?? Number.NaN) - cpuBefore) * 1000) / queryCount;
       const loopMs = (((cpuSeconds(server.pid, server.pid) ?? Number.NaN) - loopBefore) * 1000) / queryCount;
+      const clientMs = (client.user + client.system) / 1000 / queryCount;
       const seen = new Map<string, number>();
       for (const reply of run.results) seen.set(reply.query_type ?? "-", (seen.get(reply.query_type ?? "-") ?? 0) + 1);
       const types = [...seen].map(([type, n]) => (n === run.results.length ? type : `${type} ${n}`)).join(", ");
       const empty = run.results.filter((reply) => reply.results.length === 0).length;
       const summary = summarize(run.ms, run.wallMs);
       if (name === "hybrid") hybridRuns.set(concurrency, summary);
-      rows.push([name, String(concurrency), ...latencyCells(summary), fixed(cpuMs), fixed(loopMs), types, String(empty)]);
+      rows.push([name, String(concurrency), ...latencyCells(summary), fixed(cpuMs), fixed(loopMs), fixed(clientMs), types, String(empty)]);
     }
   }
-  printTable(["path", "concurrency", ...LATENCY_HEADER, "server CPU ms/call", "of it event loop", "query_type returned", "empty"], rows);
+  printTable(["path", "concurrency", ...LATENCY_HEADER, "server CPU ms/call", "of it event loop", "bench CPU ms/call", "query_type returned", "empty"], rows);
   const [one, four] = [hybridRuns.get(1), hybridRuns.get(4)];
   if (one && four) {
     console.log();
