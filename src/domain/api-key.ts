@@ -4,6 +4,7 @@ import type { Database } from "../db/database.ts";
 import { invalid, notFound } from "../errors.ts";
 import type { ApiKey } from "../generated/prisma/client.ts";
 import { isUuid } from "./ids.ts";
+import { exceedsCharacters } from "../text/characters.ts";
 
 export type { ApiKey };
 
@@ -71,7 +72,7 @@ export class ApiKeyService {
 
   async create(userId: string, name: string): Promise<CreatedKey> {
     const clean = name.trim();
-    if (!clean || clean.length > MAX_NAME_CHARS || !clean.isWellFormed() || clean.includes("\0")) {
+    if (!clean || exceedsCharacters(clean, MAX_NAME_CHARS) || !clean.isWellFormed() || clean.includes("\0")) {
       throw invalid("name", `must be 1 to ${MAX_NAME_CHARS} characters`);
     }
     const secret = generateKeySecret();

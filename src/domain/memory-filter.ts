@@ -1,6 +1,6 @@
 import { invalid } from "../errors.ts";
 import { MAX_PATH_KEYS, PATH_KEY, RANGE_OPERATORS, type FilterClause, type MetadataTest, type RangeOperator, type Scalar } from "../vectors/filter-clause.ts";
-import { isoInstant } from "../vectors/iso-instant.ts";
+import { isoInstant, isStorableInstant, STORABLE_INSTANTS } from "../vectors/iso-instant.ts";
 import { isUuid } from "./ids.ts";
 
 /**
@@ -161,6 +161,7 @@ function rangeTest(ranges: [string, unknown][], field: string): MetadataTest {
   for (const [operator, value] of ranges) {
     const instant = typeof value === "string" ? isoInstant(value) : undefined;
     if (instant === undefined) throw invalid(`${field}.${operator}`, "must be a number or an ISO 8601 date, like the other bounds");
+    if (!isStorableInstant(instant)) throw invalid(`${field}.${operator}`, `must be a date ${STORABLE_INSTANTS}`);
     bounds[operator as RangeOperator] = new Date(instant).toISOString();
   }
   return { op: "range", kind: "date", bounds };

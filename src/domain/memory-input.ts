@@ -1,5 +1,6 @@
 import type { Limits } from "../config.ts";
 import { invalid } from "../errors.ts";
+import { exceedsCharacters } from "../text/characters.ts";
 import { expiryOf, type ExpiryInput } from "./expiry.ts";
 import { isUuid } from "./ids.ts";
 import { canonicalJson, isPlainObject, jsonProblem, unstorableText, type JsonObject, type JsonValue } from "./json.ts";
@@ -50,8 +51,7 @@ export function checkContentText(content: string, limits: Limits, field = "conte
   if (content.trim() === "") throw invalid(field, "must not be empty");
   const reason = unstorableText(content);
   if (reason) throw invalid(field, reason);
-  // length counts UTF-16 units, which is never fewer than characters; count exactly only near the bound
-  if (content.length > limits.maxContentChars && [...content].length > limits.maxContentChars) {
+  if (exceedsCharacters(content, limits.maxContentChars)) {
     throw invalid(field, `must be at most ${limits.maxContentChars} characters`);
   }
   return content;
@@ -86,7 +86,7 @@ export function checkTags(tags: readonly string[], limits: Limits, field = "tags
   tags.forEach((tag, i) => {
     const clean = tag.trim();
     if (!clean) throw invalid(`${field}[${i}]`, "must not be empty");
-    if (clean.length > limits.maxTagChars) throw invalid(`${field}[${i}]`, `must be at most ${limits.maxTagChars} characters`);
+    if (exceedsCharacters(clean, limits.maxTagChars)) throw invalid(`${field}[${i}]`, `must be at most ${limits.maxTagChars} characters`);
     const reason = unstorableText(clean);
     if (reason) throw invalid(`${field}[${i}]`, reason);
     seen.add(clean);

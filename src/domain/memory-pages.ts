@@ -5,6 +5,7 @@ import { isUuid } from "./ids.ts";
 import type { Counted } from "./list-totals.ts";
 import { checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
 import { filterSql } from "../vectors/filter-sql.ts";
+import { isStorableInstant } from "../vectors/iso-instant.ts";
 
 /** The filter of a list, as the memory service takes it (checked here). */
 export interface ListFilter extends MemoryFilterInput {
@@ -52,7 +53,8 @@ export function isCursor(text: string): boolean {
 
 function positionOf(cursor: string, field: string): Position {
   const [createdAt = "", id = "", ...rest] = Buffer.from(cursor, "base64url").toString().split("|");
-  if (rest.length > 0 || !isUuid(id) || Number.isNaN(Date.parse(createdAt))) throw invalid(field, "is not a cursor of this list");
+  // a cursor this service made holds a stored instant; another one would fail the statement it reached
+  if (rest.length > 0 || !isUuid(id) || !isStorableInstant(Date.parse(createdAt))) throw invalid(field, "is not a cursor of this list");
   return { createdAt, id };
 }
 

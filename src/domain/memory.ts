@@ -272,9 +272,13 @@ export class MemoryService extends WritingService {
     return vectors;
   }
 
-  /** PATCH: what is not sent is kept. */
-  update(principal: Principal, id: string, input: MemoryInput, query: MemoryQuery = {}): Promise<Memory> {
-    return this.write(principal, id, patchValues(input, this.limits), query);
+  /** PATCH: what is not sent is kept; with nothing sent, the memory is answered as it is (no version, no event). */
+  async update(principal: Principal, id: string, input: MemoryInput, query: MemoryQuery = {}): Promise<Memory> {
+    const values = patchValues(input, this.limits);
+    if (Object.keys(values).length > 0) return this.write(principal, id, values, query);
+    const memory = await this.get(principal, id, query);
+    if (!memory) throw notFound("Memory");
+    return memory;
   }
 
   /** PUT: every writable field is replaced; what is not sent goes back to its default. */

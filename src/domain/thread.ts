@@ -2,6 +2,7 @@ import { WritingService } from "./writing-service.ts";
 import type { Principal } from "./principal.ts";
 import type { Limits } from "../config.ts";
 import { invalid, notFound } from "../errors.ts";
+import { exceedsCharacters } from "../text/characters.ts";
 import type { Prisma, Thread, ThreadStatus } from "../generated/prisma/client.ts";
 import { isUuid, newId } from "./ids.ts";
 import { deletingKeySql } from "./memory-rows.ts";
@@ -30,7 +31,7 @@ export interface ThreadInput {
 function checkText(field: string, value: string, max: number): string {
   const clean = value.trim();
   if (!clean) throw invalid(field, "must not be empty");
-  if (clean.length > max) throw invalid(field, `must be at most ${max} characters`);
+  if (exceedsCharacters(clean, max)) throw invalid(field, `must be at most ${max} characters`);
   const reason = unstorableText(clean);
   if (reason) throw invalid(field, reason);
   return clean;
@@ -101,11 +102,14 @@ export class ThreadService extends WritingService {
       if (input.status === null) throw invalid("status", "cannot be null");
       data.status = input.status;
     }
-    const { count } = await this.db.prisma.thread.updateMany({ where: { id, userId: principal.userId }, data });
-    if (count === 0) throw notFound("Thread");
-    this.relay.wake();
+    // nothing to change (Prisma would write nothing and count no row): the thread as it is, no event, no new updatedAt
+    if (Object.keys(data).length > 0) {
+      const { count } = await this.db.prisma.thread.updateMany({ where: { id, userId: principal.userId }, data });
+      if (count === 0) throw notFound("Thread");
+      this.relay.wake();
+    }
     // deleted since the update committed: answered as if the delete had come first
-    const thread = await this.db.prisma.thread.findUnique({ ...query, where: { id } });
+    const thread = await this.db.prisma.thread.findFirst({ ...query, where: { id, userId: principal.userId } });
     if (!thread) throw notFound("Thread");
     return thread;
   }

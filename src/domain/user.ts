@@ -3,6 +3,7 @@ import type { Database } from "../db/database.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { AppError, invalid } from "../errors.ts";
 import { isUuid } from "./ids.ts";
+import { exceedsCharacters } from "../text/characters.ts";
 
 const MAX_HANDLE_CHARS = 320;
 
@@ -18,7 +19,7 @@ export class UserService {
   /** The user with this external handle (e.g. an e-mail address), created on first use. */
   async ensure(handle: string): Promise<User> {
     const clean = handle.trim();
-    if (!clean || clean.length > MAX_HANDLE_CHARS || !clean.isWellFormed() || clean.includes("\0")) {
+    if (!clean || exceedsCharacters(clean, MAX_HANDLE_CHARS) || !clean.isWellFormed() || clean.includes("\0")) {
       throw invalid("user", `must be a non-empty handle of at most ${MAX_HANDLE_CHARS} characters`);
     }
     return this.db.prisma.user.upsert({ where: { handle: clean }, create: { handle: clean }, update: {} });

@@ -60,7 +60,7 @@ export function createGraphQLEndpoint({ config, idempotency, yoga, contextFor, e
         await eventStreams.send(res, response);
         return undefined;
       }
-      return idempotent(idempotency, req, context.principal, body, async () => bufferedReply(await yoga.fetch(url, init, context)));
+      return idempotent(idempotency, req, context.principal, body, "written", async () => bufferedReply(await yoga.fetch(url, init, context)));
     },
 
     async asset({ req, res, url }) {

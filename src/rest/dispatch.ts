@@ -92,7 +92,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
     }
     const raw = WITH_BODY.has(method) ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
     let body: unknown;
-    return idempotent(idempotency, req, context.principal, raw, async () => {
+    return idempotent(idempotency, req, context.principal, raw, "nothing", async () => {
       try {
         const response = await match.handler(request(async () => (body ??= parseJsonBody(req, raw))));
         return jsonReply(response.status, response.body, response.headers);

@@ -10,6 +10,7 @@ import { restError } from "./errors.ts";
 import { memoryInputOf, restMemory, restVersion, type MemoryView } from "./memory-wire.ts";
 import { coerceValue } from "./operation.ts";
 import { threadInputOf } from "./thread-wire.ts";
+import { isStorableInstant, STORABLE_INSTANTS } from "../vectors/iso-instant.ts";
 
 /*
  * The export format, NDJSON: one record a line, `kind` first ("thread" or "memory"), then the record as the REST
@@ -64,6 +65,7 @@ function timestampOf(value: unknown, field: string): Date | null {
   if (value == null) return null;
   const date = typeof value === "string" ? new Date(value) : undefined;
   if (!date || Number.isNaN(date.getTime())) throw invalid(field, "must be an ISO 8601 timestamp");
+  if (!isStorableInstant(date.getTime())) throw invalid(field, `must be ${STORABLE_INSTANTS}`);
   return date;
 }
 

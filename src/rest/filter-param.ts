@@ -6,14 +6,19 @@ type FilterNode = Record<string, unknown>;
 
 const isNode = (value: unknown): value is FilterNode => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** thread_id is the one field whose REST name differs; and/or/not nest. Anything else goes on to be checked. */
+const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * A filter's fields in GraphQL's names: `thread_id`, `is_archived`, `from_date` as REST writes them (GraphQL's own
+ * spelling is taken as well); and/or/not nest. Anything else goes on to be checked.
+ */
 function camelNode(node: unknown): unknown {
   if (!isNode(node)) return node;
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) => {
       if (key === "and" || key === "or") return [key, Array.isArray(value) ? value.map(camelNode) : value];
       if (key === "not") return [key, camelNode(value)];
-      return [key === "thread_id" ? "threadId" : key, value];
+      return [camelCase(key), value];
     }),
   );
 }
@@ -43,6 +48,6 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw invalid("filter", 'must be JSON, e.g. {"metadata":[{"path":"project","eq":"apollo"}]}');
+    throw invalid("filter", 'must be a JSON object, e.g. {"metadata":[{"path":"project","eq":"apollo"}]}');
   }
 }

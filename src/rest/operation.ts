@@ -17,6 +17,7 @@ import {
 } from "graphql";
 import { AppError, internalError, invalid } from "../errors.ts";
 import type { Context } from "../graphql/context.ts";
+import { STORABLE_INSTANTS } from "../vectors/iso-instant.ts";
 
 /**
  * A GraphQL operation the REST adapter runs: parsed once, validated once against the schema, executed
@@ -143,7 +144,7 @@ const scalarNames: Record<string, string> = {
   Boolean: "true or false",
   JSON: "JSON",
   JSONObject: "a JSON object",
-  DateTime: "an ISO 8601 timestamp",
+  DateTime: `an ISO 8601 timestamp ${STORABLE_INSTANTS}`,
 };
 
 function describe(type: GraphQLInputType): string {

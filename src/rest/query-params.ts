@@ -36,9 +36,10 @@ export class QueryParams implements QueryInputs {
   int(name: string): number | undefined {
     const value = this.string(name);
     if (value === undefined) return undefined;
-    if (!/^-?\d{1,10}$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) throw invalid(name, "must be a whole number");
+    if (!/^-?\d+$/.test(value.trim())) throw invalid(name, "must be a whole number");
     const number = Number(value);
-    if (number > 2_147_483_647 || number < -2_147_483_648) throw invalid(name, "is out of range");
+    // GraphQL's Int, which the parameter becomes
+    if (number > 2_147_483_647 || number < -2_147_483_648) throw invalid(name, "is out of range (-2147483648 to 2147483647)");
     return number;
   }
 

@@ -25,12 +25,15 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
       ["content of the wrong type", { content: 42 }, /^content must be a string or a JSON object/],
       ["content as an array", { content: ["a"] }, /^content must be a string or a JSON object/],
       ["content too long", { content: "x".repeat(1001) }, /^content must be at most 1000 characters/],
+      ["a structured record that is empty", { content: {} }, /^content must not be an empty object/],
+      ["a structured record with NUL", { content: { k: "a\u0000b" } }, /^content\.k must not contain NUL/],
       ["content with NUL", { content: "a\u0000b" }, /^content must not contain NUL/],
       ["content with a lone surrogate", { content: "a\ud800b" }, /^content must be valid Unicode/],
       ["tags not a list", { content: "x", tags: "a,b" }, /^tags must be a list of strings/],
       ["a tag of the wrong type", { content: "x", tags: ["a", 3] }, /^tags\[1\] must be a string/],
       ["an empty tag", { content: "x", tags: ["a", " "] }, /^tags\[1\] must not be empty/],
       ["a tag too long", { content: "x", tags: ["t".repeat(65)] }, /^tags\[0\] must be at most 64 characters/],
+      ["a tag too long, in characters beyond the BMP", { content: "x", tags: ["😀".repeat(65)] }, /^tags\[0\] must be at most 64 characters/],
       ["too many tags", { content: "x", tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, /^tags must have at most 50/],
       ["metadata not an object", { content: "x", metadata: [1, 2] }, /^metadata must be a JSON object/],
       ["metadata too large", { content: "x", metadata: { blob: "y".repeat(17_000) } }, /^metadata must be at most 16384 bytes/],
@@ -92,7 +95,8 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
       ["limit not a number", "limit=abc", /^limit must be a whole number/],
       ["a fractional limit", "limit=2.5", /^limit must be a whole number/],
       ["negative offset", "offset=-3", /^offset must be a whole number of 0 or more/],
-      ["a huge offset", "offset=99999999999999", /^offset /],
+      ["a huge offset", "offset=99999999999999", /^offset is out of range/],
+      ["an offset past GraphQL's Int", "offset=2147483648", /^offset is out of range/],
       ["is_archived not a boolean", "is_archived=maybe", /^is_archived must be true or false/],
       ["a parameter given twice", "limit=5&limit=10", /^limit is given more than once/],
       ["an unknown parameter", "page=2", /^page is not a query parameter/],
@@ -106,6 +110,36 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
     it("search checks its type filter by the same rule", async () => {
       const res = await suite.user.api.get("/api/v1/memory/search?query=target&type=%00");
       expectError(res, 400, "VALIDATION_ERROR", /^type must be a short lowercase word/);
+    });
+  });
+
+  it("counts characters as code points everywhere: a tag of 64 emoji is taken, as content of as many is", async () => {
+    const res = await suite.user.api.post("/api/v1/memory", { content: "😀".repeat(1000), tags: ["😀".repeat(64)] });
+    expect(res.status).toBe(201);
+    await suite.user.api.delete(`/api/v1/memories/${res.body.id}`);
+  });
+
+  describe("instants the database cannot store (years 0001 to 9999 only) are a 400, never a 500", () => {
+    const cursorAt = (instant: string) => Buffer.from(`${instant}|00000000-0000-4000-8000-000000000000`).toString("base64url");
+
+    it.each([
+      ["search's from_date in year 0000", "/api/v1/memory/search?query=target&from_date=0000-01-01T00:00:00Z", /^from_date must be an ISO 8601 timestamp between 0001-01-01 and 9999-12-31/],
+      ["search's to_date in 1 BC by its zone", "/api/v1/memory/search?query=target&to_date=0001-01-01T00:00:00%2B01:00", /^to_date must be an ISO 8601 timestamp between/],
+      ["a metadata date bound in year 0000", `/api/v1/memory?filter=${encodeURIComponent('{"metadata":[{"path":"when","gte":"0000-01-01"}]}')}`, /^metadata\[0\]\.gte must be a date between/],
+      ["a cursor in year 0000", `/api/v1/memory?cursor=${cursorAt("0000-01-01T00:00:00Z")}`, /^cursor is not a cursor of this list/],
+      ["a cursor past year 9999", `/api/v1/memory?cursor=${cursorAt("+275760-09-13T00:00:00.000Z")}`, /^cursor is not a cursor of this list/],
+    ])("%s", async (_name, path, message) => {
+      expectError(await suite.user.api.get(path), 400, "VALIDATION_ERROR", message);
+    });
+
+    it("on GraphQL too: a DateTime argument and a cursor", async () => {
+      const search = await suite.user.api.graphql(`{ searchMemories(query: "target", filter: { fromDate: "0000-01-01T00:00:00Z" }) { total } }`);
+      expect(search.status).toBe(400);
+      expect(search.body.errors?.[0]?.message).toMatch(/DateTime must be between 0001-01-01 and 9999-12-31/);
+      const page = await suite.user.api.graphql(`query($after: String) { memoriesConnection(first: 2, after: $after) { edges { cursor } } }`, {
+        after: cursorAt("0000-01-01T00:00:00Z"),
+      });
+      expect(page.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
     });
   });
 

@@ -185,12 +185,17 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
       JSON.stringify({ kind: "note", content: "what?" }),
       JSON.stringify({ content: "good two", tags: "not-a-list" }),
       JSON.stringify({ content: "good three" }),
+      JSON.stringify({ content: "made in year 0", created_at: "0000-01-01T00:00:00Z" }),
+      JSON.stringify({ kind: "thread", title: "ends after year 9999", updated_at: "+010000-01-01T00:00:00Z" }),
     ].join("\n");
     const res = await api.post("/api/v1/import", undefined, { raw: body, headers: NDJSON });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ created: 2, failed: 6 });
+    expect(res.body).toMatchObject({ created: 2, failed: 8 });
     const byLine = Object.fromEntries(res.body.results.map((r: Line) => [r.line, r]));
-    expect(Object.keys(byLine).map(Number)).toEqual([1, 2, 4, 5, 6, 7, 8, 9]);
+    expect(Object.keys(byLine).map(Number)).toEqual([1, 2, 4, 5, 6, 7, 8, 9, 10, 11]);
+    // instants the database cannot store fail their own lines, not the import
+    expect(byLine[10].error).toEqual({ code: "VALIDATION_ERROR", message: "created_at must be between 0001-01-01 and 9999-12-31 (UTC)" });
+    expect(byLine[11].error).toEqual({ code: "VALIDATION_ERROR", message: "updated_at must be between 0001-01-01 and 9999-12-31 (UTC)" });
     expect(byLine[1]).toMatchObject({ status: "created", kind: "memory" });
     expect(byLine[2]).toMatchObject({ status: "failed", kind: null, error: { code: "INVALID_JSON" } });
     expect(byLine[4].error).toEqual({ code: "VALIDATION_ERROR", message: "content must not be empty" });

@@ -32,7 +32,7 @@ describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
     expect(res.body.error.code).toBe("IDEMPOTENCY_CONFLICT");
   });
 
-  it("replays a batch, and replays a validation error as it was", async () => {
+  it("replays a batch; leaves the key of a refused REST request free, for the request corrected", async () => {
     const headers = { "idempotency-key": "batch-1" };
     const items = [{ content: "batch a" }, { content: "" }];
     const first = await suite.user.api.post("/api/v1/memory/batch", items, { headers });
@@ -45,7 +45,12 @@ describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
     const refusedAgain = await suite.user.api.post("/api/v1/memory", { content: "" }, { headers: bad });
     expect(refused.status).toBe(400);
     expect(refusedAgain.status).toBe(400);
-    expect(refusedAgain.headers.get("idempotent-replayed")).toBe("true");
+    expect(refusedAgain.headers.get("idempotent-replayed")).toBeNull();
+    const corrected = await suite.user.api.post("/api/v1/memory", { content: "corrected" }, { headers: bad });
+    expect(corrected.status).toBe(201);
+    const replayed = await suite.user.api.post("/api/v1/memory", { content: "corrected" }, { headers: bad });
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(replayed.body.id).toBe(corrected.body.id);
   });
 
   it("refuses the same request while the first is still running: 409, then replays it once it is done", async () => {
@@ -121,6 +126,17 @@ describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
     const first = await suite.user.api.graphql(query, undefined, { headers });
     const second = await suite.user.api.graphql(query, undefined, { headers });
     expect(second.body).toEqual(first.body);
+    expect(await total()).toBe(before + 1);
+  });
+
+  it("replays a GraphQL refusal: the document's mutations before it were written, and are not written again", async () => {
+    const before = await total();
+    const query = `mutation { a: createMemory(input: { content: "before the refusal" }) { id } b: deleteMemory(id: "00000000-0000-4000-8000-000000000000") }`;
+    const headers = { "idempotency-key": "gql-refused" };
+    const first = await suite.user.api.graphql(query, undefined, { headers });
+    expect(first.body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+    const second = await suite.user.api.graphql(query, undefined, { headers });
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(await total()).toBe(before + 1);
   });
 

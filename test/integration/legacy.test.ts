@@ -51,6 +51,9 @@ describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
     const missing = await suite.user.api.post("/api/v1/memories", { content: "no workspace" });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toEqual({ code: "VALIDATION_ERROR", message: "workspaceId is required" });
+    // a field named as the legacy body names it: `kind`, the service's type
+    const badKind = await suite.user.api.post("/api/v1/memories", { workspaceId: "ws_1", content: "x", kind: "BAD KIND" });
+    expect(badKind.body.error.message).toMatch(/^kind must be a short lowercase word/);
     expect(headersOf(missing)).toEqual(DEPRECATION_HEADERS);
     const noList = await suite.user.api.get("/api/v1/memories");
     expect(noList.status).toBe(400);

@@ -45,6 +45,16 @@ describe.skipIf(databaseUnavailable())("listing memories by a filter with logic 
     expect(viaGraphql.body.data!.memories.total).toBe(expected.length);
   });
 
+  it("takes REST's snake_case field names in a filter (and GraphQL's spelling as well)", async () => {
+    const archived = await rest({ is_archived: false, type: "note" });
+    expect(archived.status).toBe(200);
+    expect(contents(archived.body)).toEqual(["apollo retro", "no metadata"]);
+    expect(contents((await rest({ isArchived: false, type: "note" })).body)).toEqual(["apollo retro", "no metadata"]);
+    const search = await suite.user.api.get(`/api/v1/memory/search?query=apollo&filter=${encodeURIComponent(JSON.stringify({ from_date: "2000-01-01T00:00:00Z" }))}`);
+    expect(search.status).toBe(200);
+    expect(search.body.results.length).toBeGreaterThan(0);
+  });
+
   it("pages a filtered list newest first, with the simple parameters beside the filter", async () => {
     const first = await rest({ metadata: [{ path: "project", exists: true }] }, "&type=task&limit=2");
     expect(first.status).toBe(200);

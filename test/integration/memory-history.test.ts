@@ -94,6 +94,19 @@ describe.skipIf(databaseUnavailable())("a memory's history", () => {
     expect(items[0]!.keyId).toBe(suite.user.keyId);
   });
 
+  it("takes a PATCH that sends nothing as no change: no version, the memory answered as it was", async () => {
+    const api = suite.user.api;
+    const created = await api.post("/api/v1/memory", { content: "left alone" });
+    const patched = await api.patch(`/api/v1/memories/${created.body.id}`, {});
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id: created.body.id, content: "left alone", updated_at: created.body.updated_at });
+    const graphql = await api.graphql(`mutation($id: ID!) { updateMemory(id: $id, input: {}) { updatedAt } }`, { id: created.body.id });
+    expect(graphql.body.data?.updateMemory.updatedAt).toBe(created.body.updated_at);
+    expect((await history(created.body.id)).items.map((v) => v.action)).toEqual(["created"]);
+    // and a memory that is not there is still a 404
+    expect((await api.patch("/api/v1/memories/00000000-0000-4000-8000-000000000000", {})).status).toBe(404);
+  });
+
   it("shows nothing of another user's memory", async () => {
     const created = await suite.user.api.request("POST", "/api/v1/memory", { json: { content: "mine alone" } });
     const stranger = await suite.server.newUser();

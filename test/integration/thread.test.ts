@@ -129,6 +129,20 @@ describe.skipIf(databaseUnavailable())("threads", () => {
       expect(cleared.body).toMatchObject({ description: null, metadata: { b: 2 } });
     });
 
+    it("answers a PATCH that sends nothing (or only read-only fields) with the thread as it was", async () => {
+      const created = await suite.user.api.post("/api/v1/threads", { title: "unchanged" });
+      for (const body of [{}, { memory_count: 5 }]) {
+        const res = await suite.user.api.patch(`/api/v1/threads/${created.body.id}`, body);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ id: created.body.id, title: "unchanged", updated_at: created.body.updated_at });
+      }
+      const graphql = await suite.user.api.graphql(`mutation($id: ID!) { updateThread(id: $id, input: {}) { title } }`, { id: created.body.id });
+      expect(graphql.body.data?.updateThread.title).toBe("unchanged");
+      // another user's thread stays a 404, with or without changes
+      const other = await suite.server.newUser();
+      expect((await other.api.patch(`/api/v1/threads/${created.body.id}`, {})).status).toBe(404);
+    });
+
     it("refuses any status but active, archived and completed", async () => {
       const thread = await newThread("Status check");
       const res = await suite.user.api.patch(`/api/v1/threads/${thread.id}`, { status: "deleted" });
