@@ -2,7 +2,8 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
 // where a webhook must not reach unless WEBHOOK_ALLOW_PRIVATE: this host, private networks, link-local (cloud
-// metadata at 169.254.169.254, fd00:ec2::254), shared and reserved ranges, multicast
+// metadata at 169.254.169.254, fd00:ec2::254), shared, reserved and documentation ranges, multicast, and the
+// IPv6 transition prefixes that carry an IPv4 address inside (6to4, Teredo, NAT64), which could lead to any of them
 const NOT_PUBLIC = new BlockList();
 for (const [network, prefix] of [
   ["0.0.0.0", 8],
@@ -12,8 +13,12 @@ for (const [network, prefix] of [
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
   ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
   ["192.168.0.0", 16],
   ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
   ["224.0.0.0", 3],
 ] as const) {
   NOT_PUBLIC.addSubnet(network, prefix, "ipv4");
@@ -21,8 +26,15 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ["::", 96], // ::, ::1 and the deprecated IPv4-compatible addresses (IPv4-mapped ones are checked as IPv4)
   ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  ["2001::", 23], // IETF protocol assignments, Teredo (2001::/32) among them
+  ["2001:db8::", 32],
+  ["2002::", 16],
+  ["3fff::", 20],
   ["fc00::", 7],
   ["fe80::", 10],
+  ["fec0::", 10],
   ["ff00::", 8],
 ] as const) {
   NOT_PUBLIC.addSubnet(network, prefix, "ipv6");

@@ -21,12 +21,21 @@ describe("isPublicAddress (the webhook SSRF guard)", () => {
     "::ffff:127.0.0.1",
     "::ffff:a00:1",
     "ff02::1",
+    "192.0.2.1",
+    "198.51.100.7",
+    "203.0.113.9",
+    "2002:7f00:1::",
+    "2001::1",
+    "2001:db8::1",
+    "100::1",
+    "fec0::1",
+    "64:ff9b:1::a00:1",
     "not an address",
   ])("%s is not public", (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "::ffff:808:808"])(
+  it.each(["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700:4700::1111", "2001:4860:4860::8888", "::ffff:8.8.8.8", "::ffff:808:808"])(
     "%s is public",
     (address) => {
       expect(isPublicAddress(address)).toBe(true);
