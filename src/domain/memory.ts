@@ -47,7 +47,7 @@ export type CreatedMemory = Memory & { deduplicated?: boolean };
 
 export interface BatchItemOutcome {
   success: boolean;
-  memory?: Memory;
+  memory?: CreatedMemory;
   /** The memory was stored already: the duplicate guard answered it instead of storing a copy. */
   deduplicated?: boolean;
   /** Why the item was not stored. */
@@ -250,7 +250,7 @@ export class MemoryService extends WritingService {
     placements.forEach((placement, k) => {
       results[valid[k]!.index] =
         "stored" in placement ? { success: true, memory: placement.stored.memory }
-        : "duplicate" in placement ? { success: true, memory: placement.duplicate, deduplicated: true }
+        : "duplicate" in placement ? { success: true, memory: { ...placement.duplicate, deduplicated: true }, deduplicated: true }
         : { success: false, error: unknownThread() };
     });
     const successful = results.filter((result) => result.success).length;

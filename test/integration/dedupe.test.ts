@@ -192,7 +192,8 @@ describe.skipIf(databaseUnavailable())("duplicate guard, asked for per create (D
     expect(summary).toEqual({ total: 3, successful: 3, failed: 0 });
     expect(results.map((r: { deduplicated: boolean }) => r.deduplicated)).toEqual([false, true, false]);
     expect(results[1].id).toBe(results[0].id);
-    expect(results[1].memory).toEqual({ id: results[0].id, content: "gql batch item", deduplicated: false });
+    expect(results[1].memory).toEqual({ id: results[0].id, content: "gql batch item", deduplicated: true });
+    expect(results[0].memory.deduplicated).toBe(false);
     expect(results[2].id).not.toBe(results[0].id);
   });
 
