@@ -73,6 +73,11 @@ describe.skipIf(databaseUnavailable())("listing memories by a filter with logic 
     const found: string[] = viaRest.body.results.map((hit: { content: string }) => hit.content);
     expect(found[0]).toBe("apollo kickoff");
     expect(found.filter((content) => !["apollo kickoff", "gemini budget"].includes(content))).toEqual([]);
+    const viaBody = await suite.user.api.post("/api/v1/memory/search", { query: "apollo kickoff", filter });
+    expect(viaBody.status).toBe(200);
+    expect(viaBody.body).toEqual(viaRest.body);
+    const stray = await suite.user.api.post("/api/v1/memory/search", { query: "apollo", thread_id: null });
+    expect(stray.body.error.message).toBe("thread_id is not a field of a search request");
     const viaGraphql = await suite.user.api.graphql<{ searchMemories: { results: { content: string }[] } }>(
       `query ($filter: SearchFilter) { searchMemories(query: "apollo kickoff", filter: $filter) { results { content } } }`,
       { filter: { or: [{ metadata: [{ path: "project", eq: "gemini" }] }, { type: "note" }] } },

@@ -217,6 +217,7 @@ describe.skipIf(databaseUnavailable())("API documentation", () => {
         await api.put(`/api/v1/memories/${id}`, { content: "I prefer green tea", thread_id: thread.body.id }),
       );
       check("get", "/api/v1/memory/search", await api.get("/api/v1/memory/search?query=green%20tea&limit=3"));
+      check("post", "/api/v1/memory/search", await api.post("/api/v1/memory/search", { query: "green tea", filter: { type: "preference" } }));
       check(
         "post",
         "/api/v1/memory/recall",

@@ -488,6 +488,12 @@ const threadFilterCases: Case[] = [
 /** Routes and fields with no id to give: searched with A's words, they show B's own records only. */
 const idFreeCases: Case[] = [
   rest({ route: "GET /api/v1/memory/search", path: () => "/api/v1/memory/search?query=lighthouse%20renovation%20chowder&limit=100", expected: { status: 200 } }),
+  rest({
+    route: "POST /api/v1/memory/search",
+    path: () => "/api/v1/memory/search",
+    body: () => ({ query: "lighthouse renovation chowder", limit: 100, filter: { metadata: [{ path: "project", exists: true }] } }),
+    expected: { status: 200 },
+  }),
   rest({ route: "GET /api/v1/export", path: () => "/api/v1/export?history=true&embeddings=true", expected: { status: 200 } }),
   rest({
     route: "GET /api/v1/threads",

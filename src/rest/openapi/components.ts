@@ -4,6 +4,7 @@ import { MAX_BATCH_ITEMS } from "../../domain/memory.ts";
 import { KNOWN_MEMORY_TYPES } from "../../domain/memory-input.ts";
 import { MAX_PAGE_SIZE } from "../../domain/paging.ts";
 import { DEFAULT_RECALL_LIMIT, type RecallPath } from "../../domain/recall.ts";
+import { DEFAULT_SEARCH_LIMIT } from "../../domain/search.ts";
 import { MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS } from "../../domain/thread.ts";
 import { MAX_URL_CHARS, MAX_WEBHOOK_DESCRIPTION_CHARS } from "../../domain/webhook.ts";
 import { EVENT_TYPES } from "../../events/change-event.ts";
@@ -253,6 +254,20 @@ export function schemas(limits: Limits): Record<string, Schema> {
           description:
             "Only memories that pass it: the structure of the list's `filter` parameter (type, tags, metadata conditions, and/or/not), as JSON. " +
             "With a filter the question-about-you path is left out and the hybrid ranking answers.",
+        },
+      },
+      additionalProperties: false,
+    },
+    SearchRequest: {
+      type: "object",
+      required: ["query"],
+      properties: {
+        query: { type: "string", minLength: 1, maxLength: limits.maxContentChars, description: "What to look for, in natural language." },
+        limit: { type: ["integer", "null"], minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_SEARCH_LIMIT },
+        filter: {
+          type: "object",
+          description:
+            "Only memories that pass it: the structure of the list's `filter` parameter (type, tags, from_date, to_date, metadata conditions, and/or/not), as JSON.",
         },
       },
       additionalProperties: false,

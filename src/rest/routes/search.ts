@@ -1,10 +1,12 @@
-import { filterParam } from "../filter-param.ts";
+import { isPlainObject } from "../../domain/json.ts";
 import { DEFAULT_SEARCH_LIMIT } from "../../domain/search.ts";
+import { invalid } from "../../errors.ts";
+import { filterParam, restFilter } from "../filter-param.ts";
 import { EMBEDDER_DOWN, EXAMPLE_MEMORY, filterParam as filterDoc, limitParam, queryParam, tagsParam, typeParam, type RouteDoc } from "../openapi/route-doc.ts";
 import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
 import { MEMORY_FRAGMENT, restMemory, type MemoryView } from "../memory-wire.ts";
-import type { RestHandler, Router } from "../router.ts";
+import type { RestHandler, RestRequest, RestResponse, Router } from "../router.ts";
 
 const searchMemories = new Operation<{ searchMemories: { results: { score: number; memory: MemoryView }[] } }>(
   /* GraphQL */ `
@@ -52,10 +54,17 @@ const searchDoc: RouteDoc = {
   errors: { SERVICE_UNAVAILABLE: EMBEDDER_DOWN },
 };
 
+async function run({ schema, context }: RestRequest, variables: Record<string, unknown>): Promise<RestResponse> {
+  const { searchMemories: found } = await searchMemories.run(schema, context, variables);
+  const results = found.results.map((hit) => ({ ...restMemory(hit.memory), score: hit.score }));
+  return { status: 200, body: { results, total: results.length } };
+}
+
 /** GET /api/v1/memory/search */
-export const search: RestHandler = async ({ query, schema, context }) => {
+export const search: RestHandler = async (request) => {
+  const { query } = request;
   query.only(["query", "limit", "type", "tags", "from_date", "to_date", "filter"]);
-  const { searchMemories: found } = await searchMemories.run(schema, context, {
+  return run(request, {
     query: query.string("query"),
     limit: query.int("limit"),
     filter: filterParam(query, {
@@ -65,10 +74,35 @@ export const search: RestHandler = async ({ query, schema, context }) => {
       toDate: query.string("to_date"),
     }),
   });
-  const results = found.results.map((hit) => ({ ...restMemory(hit.memory), score: hit.score }));
-  return { status: 200, body: { results, total: results.length } };
+};
+
+const searchPostDoc: RouteDoc = {
+  operationId: "searchMemoriesPost",
+  tag: "Search",
+  summary: "Search memories (semantic), with the inputs in the body",
+  description: "The same as GET /api/v1/memory/search, for a filter too long or too nested for a query string.",
+  body: {
+    schema: ref("schemas", "SearchRequest"),
+    examples: {
+      filtered: { summary: "Within a project", value: { query: "deadline", limit: 5, filter: { metadata: [{ path: "project", eq: "apollo" }] } } },
+    },
+  },
+  success: searchDoc.success,
+  errors: searchDoc.errors,
+};
+
+/** POST /api/v1/memory/search with {query, limit?, filter?} */
+export const searchPost: RestHandler = async (request) => {
+  request.query.only([]);
+  const body = await request.body();
+  if (!isPlainObject(body)) throw invalid("body", "must be a JSON object");
+  for (const key of Object.keys(body)) {
+    if (!["query", "limit", "filter"].includes(key)) throw invalid(key, "is not a field of a search request");
+  }
+  const filter = body.filter == null ? undefined : restFilter(body.filter);
+  return run(request, { query: body.query, limit: body.limit, filter });
 };
 
 export function addSearchRoutes(router: Router): void {
-  router.add("GET", "/api/v1/memory/search", search, { doc: searchDoc });
+  router.add("GET", "/api/v1/memory/search", search, { doc: searchDoc }).add("POST", "/api/v1/memory/search", searchPost, { doc: searchPostDoc });
 }
