@@ -22,7 +22,10 @@ export type ImportItem =
   | ({ kind: "memory"; input: MemoryInput; embedding?: StoredEmbedding | null } & ImportedRecord);
 
 /** One line of an import as read: its item, or why it could not be read. */
-export type ImportLine = { line: number; item: ImportItem } | { line: number; error: AppError };
+/** A line read into an item, or why it could not be, with the kind and id it names when it names them. */
+export type ImportLine =
+  | { line: number; item: ImportItem }
+  | { line: number; error: AppError; kind?: ImportItem["kind"] | null; id?: string | null };
 
 export type ImportStatus = "created" | "updated" | "skipped" | "failed";
 
@@ -105,7 +108,8 @@ export class ImportService extends WritingService {
     };
     for await (const entry of lines) {
       if ("error" in entry) {
-        pending.push({ line: entry.line, result: { line: entry.line, kind: null, id: null, status: "failed", error: entry.error } });
+        const { line, kind = null, id = null, error } = entry;
+        pending.push({ line, result: { line, kind, id, status: "failed", error } });
       } else if (entry.item.kind === "thread") {
         await flush();
         report(await this.storeThread(author, entry.line, entry.item));

@@ -87,6 +87,9 @@ function inputType(schema: GraphQLSchema, name: string) {
   return type;
 }
 
+// how far ahead of this server's clock an imported time may be: the clock of the service that exported it may run fast
+const CLOCK_SKEW_MS = 5 * 60_000;
+
 /**
  * An import line as the import service takes it: checked against the GraphQL input of a create, as the batch
  * route checks its items. `history` is read past (a memory's history starts anew with its import).
@@ -96,6 +99,11 @@ function importItemOf(value: unknown, schema: GraphQLSchema): ImportItem {
   const { kind = "memory", id, created_at, updated_at, embedding, history: _history, ...fields } = value;
   if (id != null && typeof id !== "string") throw invalid("id", "must be a UUID");
   const record = { id: id ?? null, createdAt: timestampOf(created_at, "created_at"), updatedAt: timestampOf(updated_at, "updated_at") };
+  // times no write could have given: a record from the future would head every newest-first list for good
+  if (record.updatedAt && record.createdAt && record.updatedAt < record.createdAt) throw invalid("updated_at", "must not be before created_at");
+  for (const [field, time] of [["created_at", record.createdAt], ["updated_at", record.updatedAt]] as const) {
+    if (time && time.getTime() > Date.now() + CLOCK_SKEW_MS) throw invalid(field, "must not be in the future");
+  }
   if (kind === "thread") {
     return { kind, ...record, input: coerceValue(threadInputOf(fields), inputType(schema, "UpdateThreadInput")) as ThreadInput };
   }
@@ -109,12 +117,21 @@ export function restImportResult({ line, kind, id, status, error }: ImportResult
   return { line, kind, id, status, ...(error ? { error: restError(error) } : {}) };
 }
 
+/** The kind and id a line that failed names, where it names them, for its result. */
+function namedRecord(value: unknown): { kind: ImportItem["kind"] | null; id: string | null } {
+  if (!isPlainObject(value)) return { kind: null, id: null };
+  const kind = value.kind ?? "memory";
+  return { kind: kind === "memory" || kind === "thread" ? kind : null, id: typeof value.id === "string" ? value.id : null };
+}
+
 /** Line `line` of an import, read (`read` parses it) into an item, or the reason it cannot be. */
 export function importLineOf(line: number, read: () => unknown, schema: GraphQLSchema): ImportLine {
+  let value: unknown;
   try {
-    return { line, item: importItemOf(read(), schema) };
+    value = read();
+    return { line, item: importItemOf(value, schema) };
   } catch (error) {
-    if (error instanceof AppError) return { line, error };
+    if (error instanceof AppError) return { line, error, ...namedRecord(value) };
     // a JSON syntax error is the client's, not the server's
     if (error instanceof SyntaxError) return { line, error: new AppError("INVALID_JSON", `The line is not valid JSON: ${error.message}`) };
     throw error;

@@ -142,7 +142,7 @@ const scalarNames: Record<string, string> = {
   Int: "a whole number",
   Float: "a number",
   Boolean: "true or false",
-  JSON: "JSON",
+  JSON: "a JSON value",
   JSONObject: "a JSON object",
   DateTime: `an ISO 8601 timestamp ${STORABLE_INSTANTS}`,
 };

@@ -187,15 +187,23 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
       JSON.stringify({ content: "good three" }),
       JSON.stringify({ content: "made in year 0", created_at: "0000-01-01T00:00:00Z" }),
       JSON.stringify({ kind: "thread", title: "ends after year 9999", updated_at: "+010000-01-01T00:00:00Z" }),
+      JSON.stringify({ content: "from the future", created_at: "2099-01-01T00:00:00Z" }),
+      JSON.stringify({ content: "changed before made", created_at: "2026-01-02T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" }),
     ].join("\n");
     const res = await api.post("/api/v1/import", undefined, { raw: body, headers: NDJSON });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ created: 2, failed: 8 });
+    expect(res.body).toMatchObject({ created: 2, failed: 10 });
     const byLine = Object.fromEntries(res.body.results.map((r: Line) => [r.line, r]));
-    expect(Object.keys(byLine).map(Number)).toEqual([1, 2, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(Object.keys(byLine).map(Number)).toEqual([1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     // instants the database cannot store fail their own lines, not the import
     expect(byLine[10].error).toEqual({ code: "VALIDATION_ERROR", message: "created_at must be between 0001-01-01 and 9999-12-31 (UTC)" });
     expect(byLine[11].error).toEqual({ code: "VALIDATION_ERROR", message: "updated_at must be between 0001-01-01 and 9999-12-31 (UTC)" });
+    expect(byLine[12].error).toEqual({ code: "VALIDATION_ERROR", message: "created_at must not be in the future" });
+    expect(byLine[13].error).toEqual({ code: "VALIDATION_ERROR", message: "updated_at must not be before created_at" });
+    // a line that fails names the kind and id it gave, where it gave them
+    expect(byLine[4]).toMatchObject({ kind: "memory", id: null });
+    expect(byLine[11]).toMatchObject({ kind: "thread", id: null });
+    expect(byLine[7]).toMatchObject({ kind: null, id: null });
     expect(byLine[1]).toMatchObject({ status: "created", kind: "memory" });
     expect(byLine[2]).toMatchObject({ status: "failed", kind: null, error: { code: "INVALID_JSON" } });
     expect(byLine[4].error).toEqual({ code: "VALIDATION_ERROR", message: "content must not be empty" });
