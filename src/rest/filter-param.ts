@@ -1,4 +1,6 @@
+import { isPlainObject } from "../domain/json.ts";
 import { invalid } from "../errors.ts";
+import type { RestRequest } from "./router.ts";
 import type { QueryInputs } from "./query-params.ts";
 
 /** A node of the `filter` JSON as REST clients write it (snake_case), ready for GraphQL's MemoryFilter. */
@@ -50,4 +52,16 @@ function parseJson(text: string): unknown {
   } catch {
     throw invalid("filter", 'must be a JSON object, e.g. {"metadata":[{"path":"project","eq":"apollo"}]}');
   }
+}
+
+/**
+ * The body of a POST search or recall (`what`: "search", "recall"): a JSON object of the `fields` named, with no
+ * query string, and its `filter` in GraphQL's names.
+ */
+export async function queryBody(request: RestRequest, what: string, fields: readonly string[]): Promise<{ body: Record<string, unknown>; filter?: FilterNode }> {
+  request.query.only([]);
+  const body = await request.body();
+  if (!isPlainObject(body)) throw invalid("body", "must be a JSON object");
+  for (const key of Object.keys(body)) if (!fields.includes(key)) throw invalid(key, `is not a field of a ${what} request`);
+  return body.filter == null ? { body } : { body, filter: restFilter(body.filter) };
 }

@@ -1,7 +1,5 @@
-import { isPlainObject } from "../../domain/json.ts";
 import { DEFAULT_RECALL_LIMIT } from "../../domain/recall.ts";
-import { invalid } from "../../errors.ts";
-import { filterParam, restFilter } from "../filter-param.ts";
+import { filterParam, queryBody } from "../filter-param.ts";
 import { EMBEDDER_DOWN, EXAMPLE_MEMORY, filterParam as filterDoc, limitParam, queryParam, threadIdParam, type RouteDoc } from "../openapi/route-doc.ts";
 import { ref } from "../openapi/types.ts";
 import { MEMORY_FRAGMENT, restMemory, type MemoryView } from "../memory-wire.ts";
@@ -50,13 +48,7 @@ const recallPostDoc: RouteDoc = {
 
 /** POST /api/v1/memory/recall with {query, limit?, thread_id?} */
 export const recallPost: RestHandler = async (request) => {
-  request.query.only([]);
-  const body = await request.body();
-  if (!isPlainObject(body)) throw invalid("body", "must be a JSON object");
-  for (const key of Object.keys(body)) {
-    if (!["query", "limit", "thread_id", "filter"].includes(key)) throw invalid(key, "is not a field of a recall request");
-  }
-  const filter = body.filter == null ? undefined : restFilter(body.filter);
+  const { body, filter } = await queryBody(request, "recall", ["query", "limit", "thread_id", "filter"]);
   return run(request, { query: body.query, limit: body.limit, threadId: body.thread_id, filter });
 };
 

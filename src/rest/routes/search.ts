@@ -1,7 +1,5 @@
-import { isPlainObject } from "../../domain/json.ts";
 import { DEFAULT_SEARCH_LIMIT } from "../../domain/search.ts";
-import { invalid } from "../../errors.ts";
-import { filterParam, restFilter } from "../filter-param.ts";
+import { filterParam, queryBody } from "../filter-param.ts";
 import { EMBEDDER_DOWN, EXAMPLE_MEMORY, filterParam as filterDoc, limitParam, queryParam, tagsParam, typeParam, type RouteDoc } from "../openapi/route-doc.ts";
 import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
@@ -93,13 +91,7 @@ const searchPostDoc: RouteDoc = {
 
 /** POST /api/v1/memory/search with {query, limit?, filter?} */
 export const searchPost: RestHandler = async (request) => {
-  request.query.only([]);
-  const body = await request.body();
-  if (!isPlainObject(body)) throw invalid("body", "must be a JSON object");
-  for (const key of Object.keys(body)) {
-    if (!["query", "limit", "filter"].includes(key)) throw invalid(key, "is not a field of a search request");
-  }
-  const filter = body.filter == null ? undefined : restFilter(body.filter);
+  const { body, filter } = await queryBody(request, "search", ["query", "limit", "filter"]);
   return run(request, { query: body.query, limit: body.limit, filter });
 };
 
