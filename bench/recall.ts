@@ -8,7 +8,9 @@
 //   search   the hybrid queries through GET /api/v1/memory/search, for comparison
 // Prints p50/p95/p99, requests/s and the server's CPU time per request per path and concurrency (the machine is
 // shared: the CPU a request costs moves less with other work than its latency does), the bench's own CPU time per
-// request (the load generator shares the server's cores), and which query_type the server reported.
+// request (the load generator shares the server's cores), and which query_type the server reported. Each path's
+// warm-up asks every one of its queries once: the embedder caches query vectors, and a concurrency timed while
+// they were still being computed would be compared with one timed after.
 // --data-dir: a PGlite directory to keep and use again: the first run loads it, later runs (of this or of another
 // checkout, for a before/after comparison) time the same memories without loading them again.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -111,7 +113,8 @@ try {
   const rows: Cell[][] = [];
   const hybridRuns = new Map<number, LatencySummary>();
   for (const { name, call } of paths) {
-    await warmUp(settleMs, 50, call);
+    // every query of the path once, so that each concurrency finds the same query vectors in the embedder's cache
+    await warmUp(settleMs, queryCount, call);
     for (const concurrency of levels) {
       const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
       const loopBefore = cpuSeconds(server.pid, server.pid) ?? Number.NaN;
