@@ -82,7 +82,7 @@ export interface MetadataCondition {
 
 /**
  * A filter with boolean logic and metadata conditions (sent as the `filter` parameter): every field of one
- * object must hold; `and`, `or` and `not` combine filters. At most 5 levels and 32 conditions.
+ * object must hold; `and`, `or` and `not` combine filters. They nest at most 5 levels deep; at most 32 conditions.
  */
 export interface MemoryFilter {
   type?: string;

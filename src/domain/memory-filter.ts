@@ -37,7 +37,7 @@ export interface MetadataConditionInput {
 }
 
 export interface FilterLimits {
-  /** How deeply and/or/not may nest. */
+  /** How many levels deep and/or/not may nest within the filter (the filter itself is level 0). */
   maxDepth: number;
   /** How many conditions (type, tags, thread, metadata) one filter may hold in all. */
   maxConditions: number;
@@ -58,7 +58,7 @@ export function checkMemoryFilter(input: MemoryFilterInput, limits: FilterLimits
   };
   const node = (value: MemoryFilterInput, field: string, depth: number): FilterClause[] => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid(field, "must be an object");
-    if (depth > limits.maxDepth) throw invalid(field, `nests deeper than ${limits.maxDepth} levels`);
+    if (depth > limits.maxDepth) throw invalid(field, `nests and/or/not deeper than ${limits.maxDepth} levels`);
     const clauses: FilterClause[] = [];
     const nested = (list: unknown, at: string, name: "and" | "or") => {
       if (!Array.isArray(list) || list.length === 0) throw invalid(at, "must be a non-empty list of filters");
@@ -101,12 +101,12 @@ export function checkMemoryFilter(input: MemoryFilterInput, limits: FilterLimits
           });
           break;
         default:
-          throw invalid(at, "is not a filter field (and, or, not, type, tags, threadId, metadata)");
+          throw invalid(at, "is not a filter field (known: and, or, not, type, tags, threadId, metadata)");
       }
     }
     return clauses;
   };
-  const clauses = node(input, "", 1);
+  const clauses = node(input, "", 0);
   return clauses.length === 0 ? undefined : all(clauses);
 }
 

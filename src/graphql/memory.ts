@@ -92,7 +92,7 @@ export const MetadataCondition = builder.inputType("MetadataCondition", {
 });
 
 export const MemoryFilter = builder.inputRef<DomainMemoryFilter>("MemoryFilter").implement({
-  description: "Every field given must hold; and, or and not combine filters (5 levels, 32 conditions at most).",
+  description: "Every field given must hold; and, or and not combine filters (nested 5 levels deep and 32 conditions at most).",
   fields: (t) => ({
     type: t.string(),
     tags: t.stringList({ description: "Memories that carry every one of these tags." }),

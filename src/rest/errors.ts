@@ -14,24 +14,43 @@ const legacyName = (name: string) => LEGACY_NAMES[name] ?? name;
 /** `message`, which begins with `field` when there is one, with that field's first name as `rename` spells it. */
 function renamedFieldMessage(field: string | null | undefined, message: string, rename: (name: string) => string): string {
   if (!field || !message.startsWith(field)) return message;
-  const match = /^([A-Za-z0-9_]+)(.*)$/.exec(field);
-  const renamed = match ? rename(match[1]!) + match[2] : field;
-  return renamed + message.slice(field.length);
+  return rename(field) + message.slice(field.length);
 }
 
-/** A failure as REST shows it, `{code, message}`: the field the message names is spelled the REST way. */
-export const restError = ({ code, field, message }: { code: string; field?: string | null | undefined; message: string }) => ({
-  code,
-  message: renamedFieldMessage(field, message, restName),
-});
+const firstName = (path: string, rename: (name: string) => string) => path.replace(/^[A-Za-z0-9_]+/, rename);
+
+/**
+ * A field's path the REST way, each name of it (`filter`'s `and[0].thread_id`, a batch's `memories[3].content`)
+ * but for those inside metadata or a record, whose keys are the caller's own.
+ */
+function restPath(path: string): string {
+  let own = false;
+  return path
+    .split(".")
+    .map((name) => {
+      if (own) return name;
+      own = /^(metadata|data)(\[\d+\])?$/.test(name);
+      return firstName(name, restName);
+    })
+    .join(".");
+}
+
+/** The fields a message lists as those it knows: "is not a field here (known: content, threadId, ...)". */
+const KNOWN_FIELDS = /\(known: ([\w, ]*)\)/;
+
+/** A failure as REST shows it, `{code, message}`: the fields the message names are spelled the REST way. */
+export const restError = ({ code, field, message }: { code: string; field?: string | null | undefined; message: string }) => {
+  const about = field && message.startsWith(field) ? field : "";
+  const rest = message.slice(about.length).replace(KNOWN_FIELDS, (_, names: string) => `(known: ${names.split(", ").map(restName).join(", ")})`);
+  return { code, message: restPath(about) + rest };
+};
 
 /**
  * The REST answer to a failure: `{"error": {"code", "message"}}` with the status and headers of the error. The
- * message names the field the REST way (`thread_id`, not `threadId`, `content` for a record's `data`; only the
- * top-level name: keys inside metadata or data are the caller's own), or the legacy routes' way when the route's
- * bodies are camelCase (`kind` for `type`).
+ * message names fields the REST way (`thread_id`, not `threadId`, `content` for a record's `data`), or the legacy
+ * routes' way when the route's bodies are camelCase (`kind` for `type`).
  */
 export function restErrorReply(error: AppError, { camelCaseFields = false } = {}): Reply {
-  const body = camelCaseFields ? { code: error.code, message: renamedFieldMessage(error.field, error.message, legacyName) } : restError(error);
+  const body = camelCaseFields ? { code: error.code, message: renamedFieldMessage(error.field, error.message, (path) => firstName(path, legacyName)) } : restError(error);
   return jsonReply(error.status, { error: body }, { ...error.headers });
 }

@@ -53,7 +53,7 @@ describe("checking a memory filter", () => {
     [{ and: [{ threadId: "nope" }] }, "and[0].threadId", "thread id"],
     [{ tags: "a" }, "tags", "non-empty list of strings"],
     [{ colour: "red" }, "colour", "is not a filter field"],
-    [nested(FILTER_LIMITS.maxDepth + 1), `${"not.".repeat(FILTER_LIMITS.maxDepth).slice(0, -1)}`, "nests deeper than"],
+    [nested(FILTER_LIMITS.maxDepth + 2), `${"not.".repeat(FILTER_LIMITS.maxDepth + 1).slice(0, -1)}`, "nests and/or/not deeper than 5 levels"],
     [{ metadata: Array.from({ length: 33 }, () => ({ path: "a", exists: true })) }, "metadata[32]", "more than 32 conditions"],
   ])("refuses %j at %s", (input, field, reason) => {
     const { field: at, message } = refusal(input);
@@ -61,8 +61,8 @@ describe("checking a memory filter", () => {
     expect(message).toContain(reason);
   });
 
-  it("takes a filter as deep as the limit", () => {
-    expect(checkMemoryFilter(nested(FILTER_LIMITS.maxDepth))).toBeDefined();
+  it("takes and/or/not nested as many levels deep as the limit", () => {
+    expect(checkMemoryFilter(nested(FILTER_LIMITS.maxDepth + 1))).toBeDefined();
   });
 });
 

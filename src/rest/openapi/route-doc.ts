@@ -77,7 +77,7 @@ export const filterParam: Parameter = {
     "A filter with boolean logic and metadata conditions, as JSON (URL-encoded): fields `type`, `tags`, `thread_id`, " +
     "`metadata` (a list of `{path, eq | in | gt | gte | lt | lte | exists}`; `path` is dot-separated keys, a list " +
     "there passes when one element does, ranges compare numbers or ISO 8601 dates), and `and`, `or` (lists of " +
-    "filters) and `not` (a filter); the fields of one object must all hold. At most 5 levels and 32 conditions. " +
+    "filters) and `not` (a filter); the fields of one object must all hold. They nest at most 5 levels deep; at most 32 conditions. " +
     "A field may not be given both here and as its own parameter.",
   schema: { type: "string" },
   example: JSON.stringify({ or: [{ metadata: [{ path: "priority", gte: 3 }] }, { type: "task" }] }),

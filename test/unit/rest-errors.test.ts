@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { AppError, invalid } from "../../src/errors.ts";
+import { restError, restErrorReply } from "../../src/rest/errors.ts";
+
+describe("a failure as REST shows it", () => {
+  it.each([
+    ["threadId", "must be a thread id", "thread_id must be a thread id"],
+    ["and[0].threadId", "must be a thread id", "and[0].thread_id must be a thread id"],
+    ["filter.or[1].not.threadId", "must be a thread id", "filter.or[1].not.thread_id must be a thread id"],
+    ["memories[3].data", "must be an object", "memories[3].content must be an object"],
+    ["memories[3].threadId", "must be a thread id", "memories[3].thread_id must be a thread id"],
+    // keys inside metadata or a record are the caller's own
+    ["metadata.dueDate", "is too long", "metadata.dueDate is too long"],
+    ["data.firstName", "is too long", "content.firstName is too long"],
+    ["metadata[0].fromNow", "is not an operator (eq, in)", "metadata[0].fromNow is not an operator (eq, in)"],
+    ["colourName", "is not a filter field (known: and, or, not, type, tags, threadId, metadata)", "colour_name is not a filter field (known: and, or, not, type, tags, thread_id, metadata)"],
+    ["input.fooBar", "is not a field here (known: data, threadId, expiresAt)", "input.foo_bar is not a field here (known: content, thread_id, expires_at)"],
+  ])("names %s the REST way", (field, reason, message) => {
+    expect(restError(invalid(field, reason))).toEqual({ code: "VALIDATION_ERROR", message });
+  });
+
+  it("leaves a message about no field as it is", () => {
+    const error = new AppError("VALIDATION_ERROR", "a GraphQL document names isArchived");
+    expect(restError(error).message).toBe("a GraphQL document names isArchived");
+  });
+
+  it("names the first field the legacy routes' way on them, camelCase with kind for type", () => {
+    const reply = restErrorReply(invalid("type", "must be a string"), { camelCaseFields: true });
+    expect(JSON.parse(reply.body)).toEqual({ error: { code: "VALIDATION_ERROR", message: "kind must be a string" } });
+    const nested = restErrorReply(invalid("threadId", "must be a thread id"), { camelCaseFields: true });
+    expect(JSON.parse(nested.body)).toEqual({ error: { code: "VALIDATION_ERROR", message: "threadId must be a thread id" } });
+  });
+});
