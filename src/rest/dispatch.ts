@@ -72,6 +72,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
     exchange.route = match.kind === "none" ? "unmatched" : match.pattern;
     if (match.kind === "none") throw new AppError("NOT_FOUND", `No route for ${method} ${url.pathname}`);
     if (match.kind === "wrong-method") {
+      if (match.deprecation) announceDeprecation(res, match.deprecation);
       throw new AppError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${url.pathname}`, {
         headers: { allow: match.allowed.join(", ") },
       });

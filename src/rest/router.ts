@@ -65,7 +65,8 @@ export interface RouteInfo {
 /** `pattern` is the route's, e.g. `/api/v1/memories/:id`: what metrics count requests under. */
 export type RouteMatch =
   | { kind: "found"; pattern: string; handler: RestHandler; params: Record<string, string>; options: RouteOptions }
-  | { kind: "wrong-method"; pattern: string; allowed: string[] }
+  /** `deprecation`: the path's, when every route on it is on its way out (the legacy collection path) */
+  | { kind: "wrong-method"; pattern: string; allowed: string[]; deprecation: Deprecation | undefined }
   | { kind: "none" };
 
 /** Method + path patterns such as `/api/v1/memories/:id`. */
@@ -102,18 +103,23 @@ export class Router {
 
   match(method: string, path: string): RouteMatch {
     const segments = path.split("/").filter(Boolean);
-    const allowed: string[] = [];
-    let pattern: string | undefined;
+    const allowed: Route[] = [];
     for (const route of this.routes) {
       const params = matchSegments(route.segments, segments);
       if (!params) continue;
       if (route.method === method || (method === "HEAD" && route.method === "GET")) {
         return { kind: "found", pattern: patternOf(route), handler: route.handler, params, options: route.options };
       }
-      allowed.push(route.method);
-      pattern ??= patternOf(route);
+      allowed.push(route);
     }
-    return pattern ? { kind: "wrong-method", pattern, allowed } : { kind: "none" };
+    if (allowed.length === 0) return { kind: "none" };
+    const deprecations = allowed.map((route) => route.options.deprecation);
+    return {
+      kind: "wrong-method",
+      pattern: patternOf(allowed[0]!),
+      allowed: allowed.map((route) => route.method),
+      deprecation: deprecations.every(Boolean) ? deprecations[0] : undefined,
+    };
   }
 }
 
