@@ -5,8 +5,9 @@
 // 2. REST create throughput with nobody listening, with 10 SSE subscribers, with 2 webhooks and with both, taking
 //    turns `--rounds` times, each round in another order (each figure is the median of a scenario's runs); target:
 //    with both, at most 15% lower than with nobody, as the median of each round's drop. The listeners run in a
-//    worker thread (lib/listeners-thread.ts), off the load generator's event loop; their CPU per 1 000 creates is
-//    printed beside the server's, as they share its cores. The server is the build, as `npm start` runs it.
+//    worker thread (lib/listeners-thread.ts), off the load generator's event loop, the webhook receivers counting
+//    deliveries without an HTTP framework (lib/counting-receiver.ts); their CPU per 1 000 creates is printed
+//    beside the server's, as they share its cores. The server is the build, as `npm start` runs it.
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
 import { subscribe } from "../scripts/lib/sse-client.ts";

@@ -2,7 +2,7 @@
 // thread, they answer once listening; told how many deliveries to wait for, they wait, close and answer again.
 import { parentPort, workerData } from "node:worker_threads";
 import { subscribe } from "../../scripts/lib/sse-client.ts";
-import { WebhookReceiver } from "../../scripts/lib/webhook-receiver.ts";
+import { CountingReceiver } from "./counting-receiver.ts";
 import { threadCpuSeconds } from "./cpu.ts";
 import type { ListenersReport, ListenersSpec } from "./listeners-thread.ts";
 
@@ -11,7 +11,7 @@ const { url, key, query, subscribers, webhooks } = workerData as ListenersSpec;
 const report = (message: ListenersReport) => port.postMessage(message);
 
 try {
-  const receivers = await Promise.all(Array.from({ length: webhooks }, () => WebhookReceiver.start()));
+  const receivers = await Promise.all(Array.from({ length: webhooks }, () => CountingReceiver.start()));
   const streams = await Promise.all(Array.from({ length: subscribers }, () => subscribe(url, key, query)));
   const listeningCpu = threadCpuSeconds() ?? Number.NaN;
   port.once("message", (accepted: number) => {
