@@ -27,6 +27,25 @@ export const MEMORY_COLUMNS = `id, user_id AS "userId", content, data, type, tag
   is_archived AS "isArchived", workspace_id AS "workspaceId", legacy_user_id AS "legacyUserId", embedder,
   expires_at AS "expiresAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
+/** A memory row read through `json_agg` of MEMORY_COLUMNS: its times come as ISO 8601 text. */
+type JsonMemoryRow = Omit<Memory, "embedding" | "createdAt" | "updatedAt" | "expiresAt"> & { createdAt: string; updatedAt: string; expiresAt: string | null };
+
+/**
+ * The memories of `json_agg` over rows of MEMORY_COLUMNS (null for none). One text field for all of them rather
+ * than fifteen a row: the embedded database's protocol code parses (and copies) every field on its own, which for
+ * a page of a search's rows cost more than the statement (bench/README.md, "Recall").
+ */
+export function memoriesFromJson(text: string | null): Memory[] {
+  const rows = text === null ? [] : (JSON.parse(text) as JsonMemoryRow[]);
+  return rows.map((row) => ({
+    ...row,
+    embedding: null,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+  }));
+}
+
 /** A memory as inserted, with the vector-index task queued for it (if any: TaskRule) and the embedding stored with it. */
 export interface InsertedMemory {
   memory: Memory;

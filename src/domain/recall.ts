@@ -161,7 +161,7 @@ export class RecallService {
     memoryQuery: MemoryQuery,
   ): Promise<RecalledMemory[]> {
     const wanted = filtered ? hits : hits.slice(0, limit + 10);
-    const live = await this.search.live(filter, wanted.map((hit) => hit.id), memoryQuery);
+    const live = await this.search.live(filter, wanted.map((hit) => hit.id), memoryQuery, limit);
     return wanted
       .filter((hit) => live.has(hit.id))
       .slice(0, limit)

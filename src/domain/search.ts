@@ -14,7 +14,7 @@ import { blendScores } from "./fusion.ts";
 import { searchWords, type WordMatches } from "./lexical.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memory.ts";
 import { checkContentText, checkTags, checkType } from "./memory-input.ts";
-import { MEMORY_COLUMNS } from "./memory-rows.ts";
+import { MEMORY_COLUMNS, memoriesFromJson } from "./memory-rows.ts";
 import { checkPage } from "./paging.ts";
 import type { TermIndex } from "./term-index.ts";
 
@@ -119,7 +119,7 @@ export class SearchService {
     const semantic = [...nearest, ...(await this.similarities(await embedding, words.hits, nearest))];
     const filtered = Object.keys(vectorFilter).length > 1;
     const hits = blendScores(words.hits, words.weight, semantic).slice(0, filtered ? undefined : page.limit + SLACK);
-    const memories = await this.live(vectorFilter, hits.map((hit) => hit.id), memoryQuery);
+    const memories = await this.live(vectorFilter, hits.map((hit) => hit.id), memoryQuery, page.limit);
     return hits
       .filter((hit) => memories.has(hit.id))
       .slice(0, page.limit)
@@ -151,9 +151,9 @@ export class SearchService {
   /**
    * The database's word on the hits: the index may briefly hold a memory that was deleted, archived or
    * changed, and holds expired ones until the sweeper takes them out, so the filter is applied again to the rows
-   * themselves.
+   * themselves. Only the first `keep` of the ids that pass are read.
    */
-  async live(filter: VectorFilter, ids: readonly string[], memoryQuery: MemoryQuery = {}): Promise<Map<string, Memory>> {
+  async live(filter: VectorFilter, ids: readonly string[], memoryQuery: MemoryQuery = {}, keep = ids.length): Promise<Map<string, Memory>> {
     if (ids.length === 0) return new Map();
     // The ids by primary key first, then the filter. Given user_id and the ids in one WHERE, PostgreSQL 18
     // prefers a skip scan of (user_id, created_at, id), which visits every distinct created_at of the user:
@@ -161,12 +161,18 @@ export class SearchService {
     // Rows GraphQL reads no relation of are read here whole; others through Prisma, which loads relations.
     const plain = !memoryQuery.include && Object.values(memoryQuery.select ?? {}).every((field) => field === true);
     const params: unknown[] = [[...ids]];
-    const passing = await this.db.sql.query<Omit<Memory, "embedding">>(
+    // the first `keep` that pass, in the order of `ids`, as one JSON text (memoriesFromJson)
+    const conditions = `${filterConditions(filter, params)} AND ${unexpiredSql()}`;
+    const [row] = await this.db.sql.query<{ rows: string | null }>(
       `WITH hit AS MATERIALIZED (SELECT * FROM memories WHERE id = ANY($1::uuid[]))
-       SELECT ${plain ? MEMORY_COLUMNS : "id"} FROM hit WHERE ${filterConditions(filter, params)} AND ${unexpiredSql()}`,
+       SELECT json_agg(h)::text AS rows FROM (
+         SELECT ${plain ? MEMORY_COLUMNS : "id"} FROM hit WHERE ${conditions}
+          ORDER BY array_position($1::uuid[], id) LIMIT $${params.push(keep)}) h`,
       params,
     );
-    if (plain) return new Map(passing.map((row) => [row.id, { ...row, embedding: null }]));
+    const text = row?.rows ?? null;
+    if (plain) return new Map(memoriesFromJson(text).map((memory) => [memory.id, memory]));
+    const passing = text === null ? [] : (JSON.parse(text) as { id: string }[]);
     if (passing.length === 0) return new Map();
     const where: Prisma.MemoryWhereInput = { id: { in: passing.map((row) => row.id) } };
     const rows = await this.db.prisma.memory.findMany({ ...selecting(memoryQuery, "id"), where });
