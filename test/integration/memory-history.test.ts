@@ -27,6 +27,18 @@ describe.skipIf(databaseUnavailable())("a memory's history", () => {
     return res.body.data!.memoryHistory;
   };
 
+  it("names a change that unarchives and edits at once for the unarchive, its before and after showing the edit", async () => {
+    const api = suite.user.api;
+    const id: string = (await api.request("POST", "/api/v1/memory", { json: { content: "put away" } })).body.id;
+    expect((await api.request("PATCH", `/api/v1/memories/${id}`, { json: { is_archived: true } })).status).toBe(200);
+    const replaced = await api.request("PUT", `/api/v1/memories/${id}`, { json: { content: "taken out again", is_archived: false } });
+    expect(replaced.status).toBe(200);
+    const [latest] = (await history(id)).items;
+    expect(latest!.action).toBe("unarchived");
+    expect(latest!.before).toMatchObject({ content: "put away", isArchived: true });
+    expect(latest!.after).toMatchObject({ content: "taken out again", isArchived: false });
+  });
+
   it("records every change the API shows, newest first, with the key that made it, and keeps it after a delete", async () => {
     const api = suite.user.api;
     const created = await api.request("POST", "/api/v1/memory", { json: { content: "first words", tags: ["a"] } });
