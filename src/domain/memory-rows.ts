@@ -22,16 +22,24 @@ export interface NewMemory extends Omit<MemoryValues, "expiresAt"> {
   updatedAt?: Date | null;
 }
 
-/** Every column but the embedding, named as Prisma names them. */
-export const MEMORY_COLUMNS = `id, user_id AS "userId", content, data, type, tags, metadata, thread_id AS "threadId",
-  is_archived AS "isArchived", workspace_id AS "workspaceId", legacy_user_id AS "legacyUserId", embedder,
-  expires_at AS "expiresAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
+const memoryColumns = (time: (column: string) => string) => `id, user_id AS "userId", content, data, type, tags, metadata,
+  thread_id AS "threadId", is_archived AS "isArchived", workspace_id AS "workspaceId", legacy_user_id AS "legacyUserId",
+  embedder, ${time("expires_at")} AS "expiresAt", ${time("created_at")} AS "createdAt", ${time("updated_at")} AS "updatedAt"`;
 
-/** A memory row read through `json_agg` of MEMORY_COLUMNS: its times come as ISO 8601 text. */
+/** Every column but the embedding, named as Prisma names them. */
+export const MEMORY_COLUMNS = memoryColumns((column) => column);
+
+/**
+ * MEMORY_COLUMNS for `json_agg` (memoriesFromJson): the times as UTC ISO 8601 text (event_time), since JSON would
+ * write them in the session's time zone, whose historical offsets ("+00:17:30", " BC") Date cannot read.
+ */
+export const MEMORY_JSON_COLUMNS = memoryColumns((column) => `event_time(${column})`);
+
+/** A memory row read through `json_agg` of MEMORY_JSON_COLUMNS: its times come as ISO 8601 text. */
 type JsonMemoryRow = Omit<Memory, "embedding" | "createdAt" | "updatedAt" | "expiresAt"> & { createdAt: string; updatedAt: string; expiresAt: string | null };
 
 /**
- * The memories of `json_agg` over rows of MEMORY_COLUMNS (null for none). One text field for all of them rather
+ * The memories of `json_agg` over rows of MEMORY_JSON_COLUMNS (null for none). One text field for all of them rather
  * than fifteen a row: the embedded database's protocol code parses (and copies) every field on its own, which for
  * a page of a search's rows cost more than the statement (bench/README.md, "Recall").
  */

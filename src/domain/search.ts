@@ -14,7 +14,7 @@ import { blendScores } from "./fusion.ts";
 import { searchWords, type WordMatches } from "./lexical.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memory.ts";
 import { checkContentText, checkTags, checkType } from "./memory-input.ts";
-import { MEMORY_COLUMNS, memoriesFromJson } from "./memory-rows.ts";
+import { MEMORY_JSON_COLUMNS, memoriesFromJson } from "./memory-rows.ts";
 import { checkPage } from "./paging.ts";
 import type { TermIndex } from "./term-index.ts";
 
@@ -166,7 +166,7 @@ export class SearchService {
     const [row] = await this.db.sql.query<{ rows: string | null }>(
       `WITH hit AS MATERIALIZED (SELECT * FROM memories WHERE id = ANY($1::uuid[]))
        SELECT json_agg(h)::text AS rows FROM (
-         SELECT ${plain ? MEMORY_COLUMNS : "id"} FROM hit WHERE ${conditions}
+         SELECT ${plain ? MEMORY_JSON_COLUMNS : "id"} FROM hit WHERE ${conditions}
           ORDER BY array_position($1::uuid[], id) LIMIT $${params.push(keep)}) h`,
       params,
     );
