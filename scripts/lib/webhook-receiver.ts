@@ -20,7 +20,7 @@ export class WebhookReceiver {
   /** The attempts it answered with a 2xx. */
   readonly accepted: Delivery[] = [];
   behaviour: Behaviour = () => 204;
-  /** Attempts by webhook-id: counted as they come (bench:events sends thousands; a scan of `attempts` each would grow). */
+  /** Attempts by webhook-id: counted as they come (a test may send hundreds; a scan of `attempts` each would grow). */
   private readonly attemptsOf = new Map<string, number>();
   private readonly hanging = new Set<ServerResponse>();
 

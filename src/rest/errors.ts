@@ -21,19 +21,23 @@ const firstName = (path: string, rename: (name: string) => string) => path.repla
 
 /**
  * A field's path the REST way, each name of it (`filter`'s `and[0].thread_id`, a batch's `memories[3].content`)
- * but for those inside metadata or a record, whose keys are the caller's own.
+ * but for those inside metadata or a record, whose keys are the caller's own, and the last when it is a name the
+ * service does not know (`unknown`), which is echoed as the caller sent it.
  */
-function restPath(path: string): string {
+function restPath(path: string, unknown: boolean): string {
+  const names = path.split(".");
   let own = false;
-  return path
-    .split(".")
-    .map((name) => {
-      if (own) return name;
+  return names
+    .map((name, i) => {
+      if (own || (unknown && i === names.length - 1)) return name;
       own = /^(metadata|data)(\[\d+\])?$/.test(name);
       return firstName(name, restName);
     })
     .join(".");
 }
+
+/** What a message says of a name the service does not know: "is not a field here", "is not a query parameter"... */
+const UNKNOWN_NAME = /^ is not an? (field|filter field|query parameter|operator|argument)\b/;
 
 /** The fields a message lists as those it knows: "is not a field here (known: content, threadId, ...)". */
 const KNOWN_FIELDS = /\(known: ([\w, ]*)\)/;
@@ -41,8 +45,9 @@ const KNOWN_FIELDS = /\(known: ([\w, ]*)\)/;
 /** A failure as REST shows it, `{code, message}`: the fields the message names are spelled the REST way. */
 export const restError = ({ code, field, message }: { code: string; field?: string | null | undefined; message: string }) => {
   const about = field && message.startsWith(field) ? field : "";
-  const rest = message.slice(about.length).replace(KNOWN_FIELDS, (_, names: string) => `(known: ${names.split(", ").map(restName).join(", ")})`);
-  return { code, message: restPath(about) + rest };
+  const said = message.slice(about.length);
+  const rest = said.replace(KNOWN_FIELDS, (_, names: string) => `(known: ${names.split(", ").map(restName).join(", ")})`);
+  return { code, message: restPath(about, UNKNOWN_NAME.test(said)) + rest };
 };
 
 /**

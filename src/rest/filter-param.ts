@@ -8,11 +8,14 @@ type FilterNode = Record<string, unknown>;
 
 const isNode = (value: unknown): value is FilterNode => typeof value === "object" && value !== null && !Array.isArray(value);
 
-const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+/** The filter fields REST spells otherwise than GraphQL; any other name is passed on as sent. */
+const GRAPHQL_NAMES: Readonly<Record<string, string>> = { thread_id: "threadId", is_archived: "isArchived", from_date: "fromDate", to_date: "toDate" };
+const camelCase = (name: string) => GRAPHQL_NAMES[name] ?? name;
 
 /**
  * A filter's fields in GraphQL's names: `thread_id`, `is_archived`, `from_date` as REST writes them (GraphQL's own
- * spelling is taken as well); and/or/not nest. Anything else goes on to be checked.
+ * spelling is taken as well); and/or/not nest. Anything else goes on to be checked, and an error names it as the
+ * caller wrote it.
  */
 function camelNode(node: unknown): unknown {
   if (!isNode(node)) return node;

@@ -100,6 +100,7 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
       ["is_archived not a boolean", "is_archived=maybe", /^is_archived must be true or false/],
       ["a parameter given twice", "limit=5&limit=10", /^limit is given more than once/],
       ["an unknown parameter", "page=2", /^page is not a query parameter/],
+      ["GraphQL's spelling of a parameter, echoed as sent", "threadId=abc", /^threadId is not a query parameter of this route \(known: .*thread_id/],
       ["a thread_id that is not an id", "thread_id=abc", /^thread_id must be a thread id/],
       ["a type no memory can have (NUL)", "type=%00", /^type must be a short lowercase word/],
       ["a type no memory can have (punctuation)", "type=a%20b", /^type must be a short lowercase word/],

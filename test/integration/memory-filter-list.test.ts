@@ -114,7 +114,8 @@ describe.skipIf(databaseUnavailable())("listing memories by a filter with logic 
     ["a bad operator", JSON.stringify({ metadata: [{ path: "a", like: 1 }] }), "like"],
     ["too deep", JSON.stringify({ not: { not: { not: { not: { not: { not: { type: "x" } } } } } } }), "deeper than 5 levels"],
     ["naming a bad thread deep inside", JSON.stringify({ or: [{ type: "x" }, { thread_id: "nope" }] }), "or[1].thread_id must be a thread id"],
-    ["naming no filter field", JSON.stringify({ colour: "red" }), "colour is not a field here (known: and, is_archived, metadata, not, or, tags, thread_id, type)"],
+    ["naming no filter field", JSON.stringify({ colour_name: "red" }), "colour_name is not a field here (known: and, is_archived, metadata, not, or, tags, thread_id, type)"],
+    ["naming no filter field in GraphQL's spelling", JSON.stringify({ or: [{ colourName: "red" }] }), "or[0].colourName is not a field here"],
   ])("answers 400 for a filter that is %s", async (_what, text, words, extra = "") => {
     const res = await suite.user.api.request("GET", `/api/v1/memory?filter=${encodeURIComponent(text)}${extra}`);
     expect(res.status).toBe(400);

@@ -13,8 +13,11 @@ describe("a failure as REST shows it", () => {
     ["metadata.dueDate", "is too long", "metadata.dueDate is too long"],
     ["data.firstName", "is too long", "content.firstName is too long"],
     ["metadata[0].fromNow", "is not an operator (eq, in)", "metadata[0].fromNow is not an operator (eq, in)"],
-    ["colourName", "is not a filter field (known: and, or, not, type, tags, threadId, metadata)", "colour_name is not a filter field (known: and, or, not, type, tags, thread_id, metadata)"],
-    ["input.fooBar", "is not a field here (known: data, threadId, expiresAt)", "input.foo_bar is not a field here (known: content, thread_id, expires_at)"],
+    // a name the service does not know is echoed as the caller sent it; the names it knows are listed the REST way
+    ["and[0].colourName", "is not a field here (known: and, isArchived, threadId)", "and[0].colourName is not a field here (known: and, is_archived, thread_id)"],
+    ["or[1].threadId.fooBar", "is not a field here (known: data, expiresAt)", "or[1].thread_id.fooBar is not a field here (known: content, expires_at)"],
+    ["threadId", "is not a query parameter of this route (known: limit, thread_id)", "threadId is not a query parameter of this route (known: limit, thread_id)"],
+    ["colour_name", "is not a field of a memory", "colour_name is not a field of a memory"],
   ])("names %s the REST way", (field, reason, message) => {
     expect(restError(invalid(field, reason))).toEqual({ code: "VALIDATION_ERROR", message });
   });
