@@ -30,13 +30,14 @@ const memoryColumns = (time: (column: string) => string) => `id, user_id AS "use
 export const MEMORY_COLUMNS = memoryColumns((column) => column);
 
 /**
- * MEMORY_COLUMNS for `json_agg` (memoriesFromJson): the times as UTC ISO 8601 text (event_time), since JSON would
- * write them in the session's time zone, whose historical offsets ("+00:17:30", " BC") Date cannot read.
+ * MEMORY_COLUMNS for `json_agg` (memoriesFromJson): the times as milliseconds since 1970, since JSON would write
+ * them in the session's time zone, whose historical offsets ("+00:17:30", " BC") Date cannot read (and as
+ * numbers rather than event_time's UTC text, which cost a third of the statement).
  */
-export const MEMORY_JSON_COLUMNS = memoryColumns((column) => `event_time(${column})`);
+export const MEMORY_JSON_COLUMNS = memoryColumns((column) => `round(date_part('epoch', ${column}) * 1000)`);
 
-/** A memory row read through `json_agg` of MEMORY_JSON_COLUMNS: its times come as ISO 8601 text. */
-type JsonMemoryRow = Omit<Memory, "embedding" | "createdAt" | "updatedAt" | "expiresAt"> & { createdAt: string; updatedAt: string; expiresAt: string | null };
+/** A memory row read through `json_agg` of MEMORY_JSON_COLUMNS: its times come as milliseconds since 1970. */
+type JsonMemoryRow = Omit<Memory, "embedding" | "createdAt" | "updatedAt" | "expiresAt"> & { createdAt: number; updatedAt: number; expiresAt: number | null };
 
 /**
  * The memories of `json_agg` over rows of MEMORY_JSON_COLUMNS (null for none). One text field for all of them rather

@@ -6,7 +6,7 @@ describe("memories read through json_agg", () => {
     expect(memoriesFromJson(null)).toEqual([]);
   });
 
-  it("turns the UTC times of event_time into dates, and keeps every other field as it came", () => {
+  it("turns times in milliseconds since 1970 into dates, and keeps every other field as it came", () => {
     const row = {
       id: "0198a3f2-0000-7000-8000-000000000001",
       userId: "0198a3f2-0000-7000-8000-000000000002",
@@ -21,10 +21,10 @@ describe("memories read through json_agg", () => {
       legacyUserId: null,
       embedder: "builtin-hash-v1:512",
       expiresAt: null,
-      createdAt: "2026-11-28T08:12:00.123Z",
-      updatedAt: "0001-01-01T00:00:00.000Z",
+      createdAt: Date.UTC(2026, 10, 28, 8, 12, 0, 123),
+      updatedAt: Date.parse("0001-01-01T00:00:00.000Z"),
     };
-    const expiring = { ...row, id: "0198a3f2-0000-7000-8000-000000000003", expiresAt: "9999-12-31T23:59:59.999Z" };
+    const expiring = { ...row, id: "0198a3f2-0000-7000-8000-000000000003", expiresAt: Date.parse("9999-12-31T23:59:59.999Z") };
     const [memory, other] = memoriesFromJson(JSON.stringify([row, expiring]));
     expect(memory).toEqual({
       ...row,
