@@ -10,20 +10,20 @@ const isNode = (value: unknown): value is FilterNode => typeof value === "object
 
 /** The filter fields REST spells otherwise than GraphQL; any other name is passed on as sent. */
 const GRAPHQL_NAMES: Readonly<Record<string, string>> = { thread_id: "threadId", is_archived: "isArchived", from_date: "fromDate", to_date: "toDate" };
-const camelCase = (name: string) => GRAPHQL_NAMES[name] ?? name;
+const graphqlName = (name: string) => GRAPHQL_NAMES[name] ?? name;
 
 /**
  * A filter's fields in GraphQL's names: `thread_id`, `is_archived`, `from_date` as REST writes them (GraphQL's own
  * spelling is taken as well); and/or/not nest. Anything else goes on to be checked, and an error names it as the
  * caller wrote it.
  */
-function camelNode(node: unknown): unknown {
+function graphqlNode(node: unknown): unknown {
   if (!isNode(node)) return node;
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) => {
-      if (key === "and" || key === "or") return [key, Array.isArray(value) ? value.map(camelNode) : value];
-      if (key === "not") return [key, camelNode(value)];
-      return [camelCase(key), value];
+      if (key === "and" || key === "or") return [key, Array.isArray(value) ? value.map(graphqlNode) : value];
+      if (key === "not") return [key, graphqlNode(value)];
+      return [graphqlName(key), value];
     }),
   );
 }
@@ -46,7 +46,7 @@ export function filterParam(query: QueryInputs, simple: FilterNode): FilterNode 
 export function restFilter(raw: unknown): FilterNode {
   const parsed = typeof raw === "string" ? parseJson(raw) : raw;
   if (!isNode(parsed)) throw invalid("filter", "must be a JSON object");
-  return camelNode(parsed) as FilterNode;
+  return graphqlNode(parsed) as FilterNode;
 }
 
 function parseJson(text: string): unknown {
