@@ -5,7 +5,7 @@
 // available: the sentence encoder (the default) and the hashed embedder always, an OpenAI-compatible one when
 // OPENAI_API_KEY or OPENAI_BASE_URL is set. Questions are asked once every memory's vector has landed.
 import { readFileSync } from "node:fs";
-import { npmRun } from "../scripts/lib/server-process.ts";
+import { runScript } from "../scripts/lib/server-process.ts";
 import { vectorsLanded } from "./lib/backlog.ts";
 import { machineLine } from "./lib/machine.ts";
 import { startBenchServer, type BenchServer } from "./lib/server.ts";
@@ -53,7 +53,7 @@ async function api(server: BenchServer, key: string, method: string, route: stri
 
 /** Stores one conversation for a new user; returns the user's key and memory id → dia_id. */
 async function load(server: BenchServer, env: Record<string, string>, conversation: Conversation) {
-  const created = await npmRun("keys", ["create", "--user", `${conversation.sample_id}@locomo`, "--name", "bench", "--json"], env);
+  const created = await runScript("keys", ["create", "--user", `${conversation.sample_id}@locomo`, "--name", "bench", "--json"], env);
   if (created.code !== 0) throw new Error(created.stderr);
   const { key } = JSON.parse(created.stdout) as { key: string };
   const diaOf = new Map<string, string>();

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { npmRun, startServerProcess, type Inspection, type ServerEntry } from "../../scripts/lib/server-process.ts";
+import { runScript, startServerProcess, type Inspection, type ServerEntry } from "../../scripts/lib/server-process.ts";
 
 export interface BenchServer {
   url: string;
@@ -60,7 +60,7 @@ export async function startBenchServer(env: Record<string, string> = {}, options
   const settings = { LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? "warn", RATE_LIMIT_MAX: "100000000", ...database, ...env };
   try {
     const user = options.user ?? `bench-${Date.now()}@example.com`;
-    const created = await npmRun("keys", ["create", "--user", user, "--name", "bench", "--json"], settings);
+    const created = await runScript("keys", ["create", "--user", user, "--name", "bench", "--json"], settings);
     if (created.code !== 0) throw new Error(`could not create a key: ${created.stderr}`);
     const server = await startServerProcess(settings, options.entry ?? "source", inspection());
     return {

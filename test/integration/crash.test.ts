@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { npmRun, startServerProcess, type ServerProcess } from "../../scripts/lib/server-process.ts";
+import { runCli, serverProcess, type ServerProcess } from "../support/child-processes.ts";
 import { databaseUnavailable, suiteDatabase } from "../support/server.ts";
 
 const WRITERS = 16;
@@ -14,12 +14,12 @@ describe.skipIf(databaseUnavailable())("kill -9 during concurrent single creates
 
   it("keeps every memory it acknowledged, over REST and GraphQL, across the restart", async () => {
     const env = { ...database.env, EMBEDDER: "hash", LOG_LEVEL: "warn" };
-    const created = await npmRun("keys", ["create", "--user", "crash@x", "--name", "t", "--json"], env);
+    const created = await runCli("keys", ["create", "--user", "crash@x", "--name", "t", "--json"], env);
     expect(created.code, created.stderr).toBe(0);
     const { key } = JSON.parse(created.stdout) as { key: string };
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
 
-    server = await startServerProcess(env, "built");
+    server = await serverProcess(env);
     const { url } = server;
     const acknowledged: string[] = [];
     let killed = false;
@@ -52,7 +52,7 @@ describe.skipIf(databaseUnavailable())("kill -9 during concurrent single creates
     await server.exited;
     await Promise.all(writing);
 
-    server = await startServerProcess(env, "built");
+    server = await serverProcess(env);
     const missing: string[] = [];
     for (const id of acknowledged) {
       const res = await fetch(`${server.url}/api/v1/memories/${id}`, { headers });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { npmRun, startServerProcess, type ServerProcess } from "../../scripts/lib/server-process.ts";
+import { runCli, serverProcess, type ServerProcess } from "../support/child-processes.ts";
 import { databaseUnderTest, persistentDatabase } from "../support/server.ts";
 
 /** Every entry under `root` (itself included) with its mode; symbolic links are not followed. */
@@ -32,7 +32,7 @@ const openToOthers = (root: string) =>
 /** `npm start` where it should refuse: its output, or `undefined` (and stopped again) if it started after all. */
 async function refusedStart(env: Record<string, string>): Promise<string | undefined> {
   try {
-    const server = await startServerProcess(env);
+    const server = await serverProcess(env);
     server.child.kill("SIGTERM");
     await server.exited;
     return undefined;
@@ -68,8 +68,8 @@ describe.runIf(databaseUnderTest() === "pglite")("the embedded database's data d
   });
 
   it("is created owner-only, and stays so with memories (database and vector files) in it", async () => {
-    server = await startServerProcess(env);
-    const created = await npmRun("keys", ["create", "--user", "owner@x", "--name", "t", "--json"], env);
+    server = await serverProcess(env);
+    const created = await runCli("keys", ["create", "--user", "owner@x", "--name", "t", "--json"], env);
     expect(created.code, created.stderr).toBe(0);
     const { key } = JSON.parse(created.stdout) as { key: string };
     const res = await fetch(`${server.url}/api/v1/memory`, {
@@ -90,7 +90,7 @@ describe.runIf(databaseUnderTest() === "pglite")("the embedded database's data d
     for (const entry of loosened) chmodSync(entry.path, entry.isDirectory ? 0o755 : 0o666);
     expect(openToOthers(dataDir)).toHaveLength(loosened.length);
 
-    server = await startServerProcess(env);
+    server = await serverProcess(env);
     const report = server.log.find((line) => line.includes("repaired"));
     expect(report, server.log.join("\n")).toBeDefined();
     expect(JSON.parse(report!)).toMatchObject({ repaired: loosened.length });
@@ -98,7 +98,7 @@ describe.runIf(databaseUnderTest() === "pglite")("the embedded database's data d
   });
 
   it("refuses a second server while the first runs", async () => {
-    server = await startServerProcess(env);
+    server = await serverProcess(env);
     const refusal = await refusedStart(env);
     expect(refusal).toContain(`The data directory ${dataDir} is in use by process ${server.child.pid}.`);
   });
@@ -107,7 +107,7 @@ describe.runIf(databaseUnderTest() === "pglite")("the embedded database's data d
     unrelated = spawn("sleep", ["600"], { stdio: "ignore" });
     writeFileSync(join(dataDir, "memory-service.lock"), String(unrelated.pid));
 
-    server = await startServerProcess(env);
+    server = await serverProcess(env);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
@@ -120,7 +120,7 @@ describe.runIf(databaseUnderTest() === "pglite")("the embedded database's data d
 
     const refusal = await refusedStart(foreignEnv);
     expect(refusal).toContain(`The data directory ${foreign} belongs to uid 65534`);
-    const keys = await npmRun("keys", ["list", "--user", "someone@x"], foreignEnv);
+    const keys = await runCli("keys", ["list", "--user", "someone@x"], foreignEnv);
     expect(keys.code).toBe(1);
     expect(keys.stderr).toContain(`The data directory ${foreign} belongs to uid 65534`);
     expect(readdirSync(foreign)).toEqual([]); // nothing created in it

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { npmRun, startServerProcess } from "../../scripts/lib/server-process.ts";
+import { runCli, serverProcess } from "../support/child-processes.ts";
 import { databaseUnavailable, persistentDatabase, suiteDatabase } from "../support/server.ts";
 
 const parse = (text: string) => text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -16,10 +16,10 @@ describe.skipIf(databaseUnavailable())("npm run export and npm run import", () =
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("moves a user's threads and memories, ids and times kept, and a second import changes nothing", async () => {
-    const created = await npmRun("keys", ["create", "--user", "a@x", "--name", "t", "--json"], source.env);
+    const created = await runCli("keys", ["create", "--user", "a@x", "--name", "t", "--json"], source.env);
     expect(created.code, created.stderr).toBe(0);
     const { key } = JSON.parse(created.stdout) as { key: string };
-    const server = await startServerProcess({ ...source.env, EMBEDDER: "hash" });
+    const server = await serverProcess({ ...source.env, EMBEDDER: "hash" });
     try {
       const post = (path: string, body: unknown) =>
         fetch(`${server.url}${path}`, {
@@ -30,7 +30,7 @@ describe.skipIf(databaseUnavailable())("npm run export and npm run import", () =
       const thread = await post("/api/v1/threads", { title: "Trip" });
       await post("/api/v1/memory", { content: "Flight on May 3", thread_id: thread.id });
       await post("/api/v1/memory", { content: { dish: "ramen" }, tags: ["food"] });
-      const exported = await npmRun("export", ["--user", "a@x", "--out", file, "--embeddings"], { ...source.env, EMBEDDER: "hash" });
+      const exported = await runCli("export", ["--user", "a@x", "--out", file, "--embeddings"], { ...source.env, EMBEDDER: "hash" });
       expect(exported.code, exported.stderr).toBe(0);
       expect(exported.stdout).toMatch(/Exported 1 threads and 2 memories of a@x/);
     } finally {
@@ -43,20 +43,20 @@ describe.skipIf(databaseUnavailable())("npm run export and npm run import", () =
     const target = await persistentDatabase();
     try {
       const env = { ...target.env, EMBEDDER: "hash" };
-      expect((await npmRun("keys", ["create", "--user", "b@x", "--name", "t"], env)).code).toBe(0);
-      const unknown = await npmRun("import", ["--user", "nobody@x", "--file", file], env);
+      expect((await runCli("keys", ["create", "--user", "b@x", "--name", "t"], env)).code).toBe(0);
+      const unknown = await runCli("import", ["--user", "nobody@x", "--file", file], env);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain("No user nobody@x");
-      const imported = await npmRun("import", ["--user", "b@x", "--file", file], env);
+      const imported = await runCli("import", ["--user", "b@x", "--file", file], env);
       expect(imported.code, imported.stderr).toBe(0);
       expect(imported.stdout).toMatch(/Imported into b@x: 3 created, 0 updated, 0 skipped, 0 failed/);
-      const back = await npmRun("export", ["--user", "b@x", "--embeddings"], env);
+      const back = await runCli("export", ["--user", "b@x", "--embeddings"], env);
       expect(back.code, back.stderr).toBe(0);
       expect(parse(back.stdout)).toEqual(lines);
 
-      const running = await startServerProcess(env);
+      const running = await serverProcess(env);
       try {
-        const again = await npmRun("import", ["--user", "b@x", "--file", file], env);
+        const again = await runCli("import", ["--user", "b@x", "--file", file], env);
         expect(again.code, again.stderr).toBe(0);
         expect(again.stdout).toMatch(/0 created, 0 updated, 3 skipped, 0 failed/);
       } finally {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { npmRun, startServerProcess, type ServerProcess } from "../../scripts/lib/server-process.ts";
+import { runCli, serverProcess, type ServerProcess } from "../support/child-processes.ts";
 import { databaseUnavailable, suiteDatabase } from "../support/server.ts";
 
 const api = (url: string, key: string) =>
@@ -9,7 +9,7 @@ describe.skipIf(databaseUnavailable())("npm run keys", () => {
   const database = suiteDatabase();
 
   it("create --json prints exactly one JSON object {id, key, name, userId} on stdout (no server running)", async () => {
-    const result = await npmRun("keys", ["create", "--user", "a@x", "--name", "t", "--json"], database.env);
+    const result = await runCli("keys", ["create", "--user", "a@x", "--name", "t", "--json"], database.env);
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout);
     expect(Object.keys(printed).sort()).toEqual(["id", "key", "name", "userId"]);
@@ -17,20 +17,20 @@ describe.skipIf(databaseUnavailable())("npm run keys", () => {
   });
 
   it("list --json shows the user's keys without the secret; an unknown user is an error", async () => {
-    const listed = await npmRun("keys", ["list", "--user", "a@x", "--json"], database.env);
+    const listed = await runCli("keys", ["list", "--user", "a@x", "--json"], database.env);
     expect(listed.code, listed.stderr).toBe(0);
     const keys = JSON.parse(listed.stdout);
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({ name: "t", prefix: expect.stringMatching(/^msk_/), revokedAt: null });
     expect(keys[0].key).toBeUndefined();
 
-    const unknown = await npmRun("keys", ["list", "--user", "nobody@x"], database.env);
+    const unknown = await runCli("keys", ["list", "--user", "nobody@x"], database.env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("No user");
   });
 
   it("explains its usage on a bad command (exit 2)", async () => {
-    const result = await npmRun("keys", ["create", "--user", "a@x"], database.env);
+    const result = await runCli("keys", ["create", "--user", "a@x"], database.env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("usage:");
     expect(result.stdout).toBe("");
@@ -40,7 +40,7 @@ describe.skipIf(databaseUnavailable())("npm run keys", () => {
   describe("while the server runs", () => {
     let server: ServerProcess;
     beforeAll(async () => {
-      server = await startServerProcess(database.env, "built");
+      server = await serverProcess(database.env);
     });
     afterAll(async () => {
       server?.child.kill("SIGTERM");
@@ -48,12 +48,12 @@ describe.skipIf(databaseUnavailable())("npm run keys", () => {
     });
 
     it("creates a key the server accepts at once, and a revocation it enforces on the next request", async () => {
-      const created = await npmRun("keys", ["create", "--user", "b@x", "--name", "live", "--json"], database.env);
+      const created = await runCli("keys", ["create", "--user", "b@x", "--name", "live", "--json"], database.env);
       expect(created.code, created.stderr).toBe(0);
       const { id, key } = JSON.parse(created.stdout);
       expect(await api(server.url, key)).toBe(200);
 
-      const revoked = await npmRun("keys", ["revoke", id, "--json"], database.env);
+      const revoked = await runCli("keys", ["revoke", id, "--json"], database.env);
       expect(revoked.code, revoked.stderr).toBe(0);
       expect(JSON.parse(revoked.stdout)).toMatchObject({ id, revokedAt: expect.any(String) });
       expect(await api(server.url, key)).toBe(401);

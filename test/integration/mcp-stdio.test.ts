@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { npmRun } from "../../scripts/lib/server-process.ts";
+import { runCli } from "../support/child-processes.ts";
 import { callTool, stdioConnection } from "../support/mcp.ts";
 import { describeMcpTools } from "../support/mcp-suite.ts";
 import { databaseUnavailable, databaseUnderTest, startTestServer, suiteDatabase } from "../support/server.ts";
@@ -37,7 +37,7 @@ describe.skipIf(databaseUnavailable())("MCP over stdio: npm run mcp", () => {
   });
 
   it("without a key, explains its usage on stderr (exit 2) and writes nothing on stdout", async () => {
-    const result = await npmRun("mcp", [], database.env);
+    const result = await runCli("mcp", [], database.env);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("MEMORY_API_KEY");
     expect(result.stdout).toBe("");
@@ -54,13 +54,13 @@ describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp on the embedded d
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("holds the database itself, and the keys CLI reaches it meanwhile", async () => {
-    const created = await npmRun("keys", ["create", "--user", "solo@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
+    const created = await runCli("keys", ["create", "--user", "solo@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
     expect(created.code, created.stderr).toBe(0);
     const client = await stdio.connect(JSON.parse(created.stdout).key);
     try {
       const { body: memory } = await callTool(client, "remember", { content: "Runs on Tuesdays", type: "observation" });
       expect((await callTool(client, "recall", { query: "Tuesdays" })).body.results[0].id).toBe(memory.id);
-      const listed = await npmRun("keys", ["list", "--user", "solo@example.com", "--json"], { DATA_DIR: dir });
+      const listed = await runCli("keys", ["list", "--user", "solo@example.com", "--json"], { DATA_DIR: dir });
       expect(listed.code, listed.stderr).toBe(0);
       expect(JSON.parse(listed.stdout)).toHaveLength(1);
     } finally {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { npmRun, startServerProcess } from "../../scripts/lib/server-process.ts";
+import { runCli, serverProcess } from "../support/child-processes.ts";
 import { databaseUnavailable, suiteDatabase } from "../support/server.ts";
 
 const ACKNOWLEDGED_BEFORE_SIGTERM = 20;
@@ -8,12 +8,12 @@ describe.skipIf(databaseUnavailable())("graceful shutdown", () => {
   const database = suiteDatabase();
 
   it("on SIGTERM finishes the requests in flight and loses no acknowledged write", async () => {
-    const created = await npmRun("keys", ["create", "--user", "writer@x", "--name", "load", "--json"], database.env);
+    const created = await runCli("keys", ["create", "--user", "writer@x", "--name", "load", "--json"], database.env);
     expect(created.code, created.stderr).toBe(0);
     const { key } = JSON.parse(created.stdout);
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
 
-    const server = await startServerProcess(database.env);
+    const server = await serverProcess(database.env);
     const acknowledged = new Set<string>();
     // SIGTERM comes once some writes have been acknowledged, however long a loaded machine takes to get there
     let underWay!: () => void;
@@ -46,7 +46,7 @@ describe.skipIf(databaseUnavailable())("graceful shutdown", () => {
     expect(refused).toBe(8);
     expect(server.log.join("\n")).toContain("shutting down");
 
-    const again = await startServerProcess(database.env);
+    const again = await serverProcess(database.env);
     try {
       const stored = new Set<string>();
       for (let offset = 0; ; offset += 100) {

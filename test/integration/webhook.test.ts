@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { npmRun, startServerProcess, type ServerProcess } from "../../scripts/lib/server-process.ts";
+import { runCli, serverProcess, type ServerProcess } from "../support/child-processes.ts";
 import { HttpClient } from "../support/http.ts";
 import {
   databaseUnavailable,
@@ -542,13 +542,13 @@ describe.skipIf(databaseUnavailable())("webhooks: kill -9 between commit and del
     const embedded = databaseUnderTest() === "pglite";
     const timeoutMs = embedded ? 30_000 : 2_000;
     const env = { ...database.env, EMBEDDER: "hash", LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: String(timeoutMs) };
-    const created = await npmRun("keys", ["create", "--user", "webhooks@x", "--name", "t", "--json"], env);
+    const created = await runCli("keys", ["create", "--user", "webhooks@x", "--name", "t", "--json"], env);
     expect(created.code, created.stderr).toBe(0);
     const api = new HttpClient("", (JSON.parse(created.stdout) as { key: string }).key);
     const receiving = hook!;
     receiving.behaviour = () => "hang"; // the first attempt is under way when the server dies
 
-    server = await startServerProcess(env);
+    server = await serverProcess(env);
     const at = (url: string) => new HttpClient(url, api.key);
     const registered = await at(server.url).post("/api/v1/webhooks", { url: receiving.url, events: ["memory.created"] });
     expect(registered.status).toBe(201);
@@ -559,7 +559,7 @@ describe.skipIf(databaseUnavailable())("webhooks: kill -9 between commit and del
     await server.exited;
 
     receiving.behaviour = () => 200;
-    server = await startServerProcess(env);
+    server = await serverProcess(env);
     await receiving.waitForAccepted(1, embedded ? 10_000 : 30_000);
     const body = WebhookReceiver.verify(registered.body.secret, receiving.accepted[0]!);
     expect(body).toMatchObject({ type: "memory.created", data: { id: memory.body.id } });

@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { baseEnv, root } from "../../scripts/lib/server-process.ts";
+import { scriptCommand } from "./child-processes.ts";
 
 /** Opens an MCP client that acts with `key`, over the transport under test. */
 export type McpConnect = (key: string) => Promise<Client>;
@@ -29,14 +30,14 @@ export interface StdioConnection {
   readonly stderr: string[];
 }
 
-/** The SDK's stdio client spawning `npm run mcp` as a desktop client would, with `env` (the database). */
+/** The SDK's stdio client spawning `npm run mcp`'s command as a desktop client would, with `env` (the database). */
 export function stdioConnection(env: () => Record<string, string>): StdioConnection {
   const unreadable: Error[] = [];
   const stderr: string[] = [];
   const spawn = async (args: string[], extra: Record<string, string>) => {
     const settings = Object.entries({ ...baseEnv(), ...env(), ...extra });
     const childEnv = Object.fromEntries(settings.filter((entry): entry is [string, string] => entry[1] !== undefined));
-    const transport = new StdioClientTransport({ command: "npm", args: ["run", "mcp", ...args], cwd: root, env: childEnv, stderr: "pipe" });
+    const transport = new StdioClientTransport({ ...scriptCommand("mcp", args), cwd: root, env: childEnv, stderr: "pipe" });
     transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
     const client = newClient();
     client.onerror = (error) => unreadable.push(error);
@@ -46,7 +47,7 @@ export function stdioConnection(env: () => Record<string, string>): StdioConnect
   return {
     unreadable,
     stderr,
-    connect: (key) => spawn(["--", "--key", key], {}),
+    connect: (key) => spawn(["--key", key], {}),
     connectWithEnvKey: (key) => spawn([], { MEMORY_API_KEY: key }),
   };
 }
