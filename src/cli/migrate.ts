@@ -2,9 +2,10 @@
 import { loadConfig } from "../config.ts";
 import { openDatabase } from "../db/open.ts";
 import { createLogger } from "../logger.ts";
-import { runCli } from "./run.ts";
+import { runCli, UsageError } from "./run.ts";
 
 await runCli("usage: npm run migrate", async (print) => {
+  if (process.argv.length > 2) throw new UsageError("migrate takes no arguments");
   const config = loadConfig();
   // opening the database migrates it
   const db = await openDatabase(config, createLogger("info"));

@@ -8,16 +8,32 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/** An argument node's parseArgs refused (an unknown option, a value missing or not wanted, a stray positional). */
+const refusedArgument = (error: unknown): error is TypeError =>
+  error instanceof TypeError && String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_");
+
+/** Whether the command line asks for help: `--help` or `-h` before any `--`. */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === "--help" || arg === "-h");
+}
+
 /**
  * Runs a CLI command: its result on stdout (and nothing else there, so `--json` output can be piped), every
- * message on stderr, exit 1 on failure and 2 on a usage error.
+ * message on stderr, exit 1 on failure and 2 on a usage error (an argument the command does not take among them).
+ * `--help` (or `-h`) prints the usage on stdout and runs nothing.
  */
 export async function runCli(usage: string, command: (print: (text: string) => void) => Promise<void>): Promise<void> {
+  if (asksForHelp(process.argv.slice(2))) {
+    process.stdout.write(`${usage}\n`);
+    process.exitCode = 0;
+    return;
+  }
   try {
     await command((text) => process.stdout.write(`${text}\n`));
     process.exitCode = 0;
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || refusedArgument(error)) {
       console.error(`${error.message}\n\n${usage}`);
       process.exitCode = 2;
     } else if (error instanceof AppError || error instanceof ConfigError || error instanceof MigrationError) {

@@ -1,7 +1,10 @@
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { root } from "../../scripts/lib/server-process.ts";
+import { runCli } from "../support/child-processes.ts";
 
 const CLIS = ["keys", "mcp", "reindex", "export", "import", "migrate"];
 const { scripts } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> };
@@ -11,5 +14,30 @@ describe("the command-line tools", () => {
   it("are each `node <a file of the build>`, as `npm start` is", () => {
     expect(scripts.start).toBe("node dist/server/main.mjs");
     for (const cli of CLIS) expect(scripts[cli]).toBe(`node dist/server/cli-${cli}.mjs`);
+  });
+
+  it.each(CLIS)("%s: --help prints the usage on stdout and does nothing else", async (cli) => {
+    // a database that is not there: help must not open it (nor make it)
+    const env = { DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none" };
+    for (const flag of ["--help", "-h"]) {
+      const result = await runCli(cli, [flag], env);
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      expect(result.stdout).toMatch(new RegExp(`^usage:[\\s\\S]*npm run ${cli}\\b`));
+    }
+  });
+
+  it.each(CLIS)("%s: an argument it does not take is a usage error (exit 2, the usage, no stack trace)", async (cli) => {
+    const takesNone = cli === "reindex" || cli === "migrate";
+    const result = await runCli(cli, takesNone ? ["now"] : ["--bogus"], { DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none" });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(takesNone ? /takes no arguments/ : /Unknown option '--bogus'/);
+    expect(result.stderr).toContain(`npm run ${cli}`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("get --help through npm as an operator types it", async () => {
+    const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "keys", "--", "--help"], { cwd: root });
+    expect(stdout).toMatch(/^usage:\n {2}npm run keys -- create/);
   });
 });
