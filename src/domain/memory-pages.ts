@@ -53,8 +53,12 @@ export function isCursor(text: string): boolean {
 
 function positionOf(cursor: string, field: string): Position {
   const [createdAt = "", id = "", ...rest] = Buffer.from(cursor, "base64url").toString().split("|");
-  // a cursor this service made holds a stored instant; another one would fail the statement it reached
-  if (rest.length > 0 || !isUuid(id) || !isStorableInstant(Date.parse(createdAt))) throw invalid(field, "is not a cursor of this list");
+  // a cursor this service made holds a stored instant, as toISOString wrote it; another one (a day the month does
+  // not have, which Date.parse takes) would fail the statement it reached
+  const ms = Date.parse(createdAt);
+  if (rest.length > 0 || !isUuid(id) || !isStorableInstant(ms) || new Date(ms).toISOString() !== createdAt) {
+    throw invalid(field, "is not a cursor of this list");
+  }
   return { createdAt, id };
 }
 

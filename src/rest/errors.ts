@@ -1,5 +1,6 @@
 import type { AppError } from "../errors.ts";
 import { jsonReply, type Reply } from "../transport/reply.ts";
+import { restFilterName } from "./filter-param.ts";
 
 // only camelCase humps: "threadId" becomes "thread_id", a header name such as "Idempotency-Key" stays
 export const snakeCase = (name: string): string => name.replace(/(?<=[a-z0-9])[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
@@ -22,14 +23,16 @@ const firstName = (path: string, rename: (name: string) => string) => path.repla
 /**
  * A field's path the REST way, each name of it (`filter`'s `and[0].thread_id`, a batch's `memories[3].content`)
  * but for those inside metadata or a record, whose keys are the caller's own, and the last when it is a name the
- * service does not know (`unknown`), which is echoed as the caller sent it.
+ * service does not know (`unknown`: of what kind), which is echoed as the caller sent it (a field's as REST spells
+ * it before the filter's renaming, restFilterName).
  */
-function restPath(path: string, unknown: boolean): string {
+function restPath(path: string, unknown: string | undefined): string {
   const names = path.split(".");
   let own = false;
   return names
     .map((name, i) => {
-      if (own || (unknown && i === names.length - 1)) return name;
+      if (own) return name;
+      if (unknown && i === names.length - 1) return unknown === "field" ? firstName(name, restFilterName) : name;
       own = /^(metadata|data)(\[\d+\])?$/.test(name);
       return firstName(name, restName);
     })
@@ -47,7 +50,7 @@ export const restError = ({ code, field, message }: { code: string; field?: stri
   const about = field && message.startsWith(field) ? field : "";
   const said = message.slice(about.length);
   const rest = said.replace(KNOWN_FIELDS, (_, names: string) => `(known: ${names.split(", ").map(restName).join(", ")})`);
-  return { code, message: restPath(about, UNKNOWN_NAME.test(said)) + rest };
+  return { code, message: restPath(about, UNKNOWN_NAME.exec(said)?.[1]) + rest };
 };
 
 /**

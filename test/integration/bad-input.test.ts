@@ -129,6 +129,7 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
       ["a metadata date bound in year 0000", `/api/v1/memory?filter=${encodeURIComponent('{"metadata":[{"path":"when","gte":"0000-01-01"}]}')}`, /^metadata\[0\]\.gte must be a date between/],
       ["a cursor in year 0000", `/api/v1/memory?cursor=${cursorAt("0000-01-01T00:00:00Z")}`, /^cursor is not a cursor of this list/],
       ["a cursor past year 9999", `/api/v1/memory?cursor=${cursorAt("+275760-09-13T00:00:00.000Z")}`, /^cursor is not a cursor of this list/],
+      ["a cursor on a day the month does not have", `/api/v1/memory?cursor=${cursorAt("2026-02-30T00:00:00.000Z")}`, /^cursor is not a cursor of this list/],
     ])("%s", async (_name, path, message) => {
       expectError(await suite.user.api.get(path), 400, "VALIDATION_ERROR", message);
     });
@@ -141,6 +142,10 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
         after: cursorAt("0000-01-01T00:00:00Z"),
       });
       expect(page.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
+      const february = await suite.user.api.graphql(`query($after: String) { memoriesConnection(first: 2, after: $after) { edges { cursor } } }`, {
+        after: cursorAt("2026-02-30T00:00:00.000Z"),
+      });
+      expect(february.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
     });
   });
 

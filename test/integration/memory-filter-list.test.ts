@@ -116,6 +116,7 @@ describe.skipIf(databaseUnavailable())("listing memories by a filter with logic 
     ["naming a bad thread deep inside", JSON.stringify({ or: [{ type: "x" }, { thread_id: "nope" }] }), "or[1].thread_id must be a thread id"],
     ["naming no filter field", JSON.stringify({ colour_name: "red" }), "colour_name is not a field here (known: and, is_archived, metadata, not, or, tags, thread_id, type)"],
     ["naming no filter field in GraphQL's spelling", JSON.stringify({ or: [{ colourName: "red" }] }), "or[0].colourName is not a field here"],
+    ["naming search's date bound, which a list does not take", JSON.stringify({ not: { from_date: "2026-01-01T00:00:00Z" } }), "not.from_date is not a field here (known:"],
   ])("answers 400 for a filter that is %s", async (_what, text, words, extra = "") => {
     const res = await suite.user.api.request("GET", `/api/v1/memory?filter=${encodeURIComponent(text)}${extra}`);
     expect(res.status).toBe(400);
