@@ -50,17 +50,25 @@ export function createGraphQLEndpoint({ config, idempotency, yoga, contextFor, e
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
       }
       const init: RequestInit = { method: req.method, headers, ...(req.method === "POST" ? { body: text } : {}) };
-      if (wantsEventStream(req.headers.accept)) {
-        // a subscription's answer lasts as long as the client listens: it cannot be stored for a replay
-        if (req.headers["idempotency-key"] !== undefined) {
-          throw invalid("Idempotency-Key", "cannot be used with Accept: text/event-stream");
-        }
+      // a subscription's answer lasts as long as the client listens: it cannot be stored for a replay
+      if (req.headers["idempotency-key"] === undefined) {
+        // Yoga answers a subscription with Server-Sent Events when the client accepts them, by Accept:
+        // text/event-stream or by accepting anything (*/*, or no Accept at all)
         const response = await yoga.fetch(url, init, context);
         if (!isEventStream(response)) return bufferedReply(response);
         await eventStreams.send(res, response);
         return undefined;
       }
-      return idempotent(idempotency, req, context.principal, body, "written", async () => bufferedReply(await yoga.fetch(url, init, context)));
+      if (wantsEventStream(req.headers.accept)) throw invalid("Idempotency-Key", "cannot be used with Accept: text/event-stream");
+      return idempotent(idempotency, req, context.principal, body, "written", async () => {
+        const response = await yoga.fetch(url, init, context);
+        if (!isEventStream(response)) return bufferedReply(response);
+        // ends the subscription: Yoga's stream starts it at the first read, and cannot be cancelled before
+        const reader = response.body?.getReader();
+        await reader?.read();
+        await reader?.cancel();
+        throw invalid("Idempotency-Key", "cannot be used with a subscription");
+      });
     },
 
     async asset({ req, res, url }) {

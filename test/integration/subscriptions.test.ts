@@ -100,6 +100,18 @@ describe.skipIf(databaseUnavailable())("GraphQL subscriptions over Server-Sent E
     it("refuses an Idempotency-Key (an event stream cannot be replayed)", async () => {
       const sub = await subscribe(suite.server.url, suite.user.key, MEMORY_EVENTS, {}, { "idempotency-key": "k1" });
       expect(sub.status).toBe(400);
+      // also when the client accepts anything, and the answer would have been an event stream
+      const any = await subscribe(suite.server.url, suite.user.key, MEMORY_EVENTS, {}, { "idempotency-key": "k2", accept: "*/*" });
+      expect(any.status).toBe(400);
+    });
+
+    it.each(["*/*", ""])("streams the events to a client whose Accept is %j, as it would to text/event-stream", async (accept) => {
+      const who = await suite.server.newUser();
+      const sub = await subscribe(suite.server.url, who.key, MEMORY_EVENTS, {}, { accept });
+      onTestFinished(() => sub.close());
+      expect(sub.status).toBe(200);
+      const { id } = await remember(who, { content: "accepts anything" });
+      expect((await sub.nth(0, 1000)).data.memoryEvents).toMatchObject({ type: "MEMORY_CREATED", memoryId: id });
     });
 
     it("is not compressed, even when the client accepts compression", async () => {
