@@ -8,6 +8,13 @@ import { runCli, UsageError } from "./run.ts";
 
 const USAGE = "usage: npm run export -- --user <id|handle> [--out <file>] [--history] [--embeddings]";
 
+/** The file the export goes to, made now: a path it cannot be made at fails here, as an error runCli reports. */
+async function created(path: string): Promise<NodeJS.WritableStream> {
+  const stream = createWriteStream(path, { mode: 0o600 });
+  await once(stream, "open");
+  return stream;
+}
+
 await runCli(USAGE, async (print) => {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -25,13 +32,13 @@ await runCli(USAGE, async (print) => {
     // the file is made once the first line is there: a user that does not exist leaves none behind
     let out: NodeJS.WritableStream | undefined;
     for await (const line of portability.exportLines(values.user!, { history: values.history, embeddings: values.embeddings })) {
-      out ??= values.out ? createWriteStream(values.out, { mode: 0o600 }) : process.stdout;
+      out ??= values.out ? await created(values.out) : process.stdout;
       const kind = (line as { kind?: string }).kind;
       if (kind === "thread" || kind === "memory") counts[kind]++;
       if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, "drain");
     }
     if (values.out) {
-      out ??= createWriteStream(values.out, { mode: 0o600 });
+      out ??= await created(values.out);
       await new Promise<void>((resolve, reject) => out!.end(() => resolve()).on("error", reject));
     }
   });

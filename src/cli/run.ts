@@ -12,6 +12,10 @@ export class UsageError extends Error {
 const refusedArgument = (error: unknown): error is TypeError =>
   error instanceof TypeError && String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_");
 
+/** A failure of a file system call on a path (ENOENT, EACCES, EISDIR...). */
+const isFileError = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string" && typeof (error as NodeJS.ErrnoException).path === "string";
+
 /** Whether the command line asks for help: `--help` or `-h` before any `--`. */
 function asksForHelp(args: readonly string[]): boolean {
   const end = args.indexOf("--");
@@ -37,6 +41,10 @@ export async function runCli(usage: string, command: (print: (text: string) => v
       console.error(`${error.message}\n\n${usage}`);
       process.exitCode = 2;
     } else if (error instanceof AppError || error instanceof ConfigError || error instanceof MigrationError) {
+      console.error(error.message);
+      process.exitCode = 1;
+    } else if (isFileError(error)) {
+      // a file given on the command line that cannot be read or written: node's one line says which and why
       console.error(error.message);
       process.exitCode = 1;
     } else if (error instanceof DataDirBusyError) {

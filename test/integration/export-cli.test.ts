@@ -53,6 +53,11 @@ describe.skipIf(databaseUnavailable())("npm run export and npm run import", () =
       const back = await runCli("export", ["--user", "b@x", "--embeddings"], env);
       expect(back.code, back.stderr).toBe(0);
       expect(parse(back.stdout)).toEqual(lines);
+      // a file that cannot be made is named in one line, not an unhandled error's stack
+      const nowhere = await runCli("export", ["--user", "b@x", "--out", "/nonexistent/dir/b.ndjson"], env);
+      expect(nowhere.code).toBe(1);
+      expect(nowhere.stderr).toMatch(/^ENOENT: no such file or directory, open '\/nonexistent\/dir\/b\.ndjson'$/m);
+      expect(nowhere.stderr).not.toMatch(/\n\s+at /);
 
       const running = await serverProcess(env);
       try {

@@ -42,6 +42,17 @@ describe("the command-line tools", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("import: a file that is not there is named in one line (exit 1), before any database is opened", async () => {
+    const result = await runCli("import", ["--user", "u", "--file", "/nonexistent/export.ndjson"], nowhere);
+    expect(result).toMatchObject({ code: 1, stdout: "", stderr: "ENOENT: no such file or directory, open '/nonexistent/export.ndjson'\n" });
+  });
+
+  it("import: a directory is a usage error", async () => {
+    const result = await runCli("import", ["--user", "u", "--file", root], nowhere);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${root} is a directory, not an export`);
+  });
+
   it("get --help through npm as an operator types it", async () => {
     const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "keys", "--", "--help"], { cwd: root });
     expect(stdout).toMatch(/^usage:\n {2}npm run keys -- create/);
