@@ -53,12 +53,18 @@ export const restError = ({ code, field, message }: { code: string; field?: stri
   return { code, message: restPath(about, UNKNOWN_NAME.exec(said)?.[1]) + rest };
 };
 
+/** A failure as the legacy routes show it: `kind` for `type`, but a name the route does not know as it was sent. */
+function legacyError({ code, field, message }: AppError): { code: string; message: string } {
+  const unknown = field && message.startsWith(field) && UNKNOWN_NAME.test(message.slice(field.length));
+  return { code, message: unknown ? message : renamedFieldMessage(field, message, (path) => firstName(path, legacyName)) };
+}
+
 /**
  * The REST answer to a failure: `{"error": {"code", "message"}}` with the status and headers of the error. The
  * message names fields the REST way (`thread_id`, not `threadId`, `content` for a record's `data`), or the legacy
  * routes' way when the route's bodies are camelCase (`kind` for `type`).
  */
 export function restErrorReply(error: AppError, { camelCaseFields = false } = {}): Reply {
-  const body = camelCaseFields ? { code: error.code, message: renamedFieldMessage(error.field, error.message, (path) => firstName(path, legacyName)) } : restError(error);
+  const body = camelCaseFields ? legacyError(error) : restError(error);
   return jsonReply(error.status, { error: body }, { ...error.headers });
 }

@@ -144,7 +144,8 @@ const scalarNames: Record<string, string> = {
   Boolean: "true or false",
   JSON: "a JSON value",
   JSONObject: "a JSON object",
-  DateTime: `an ISO 8601 timestamp ${STORABLE_INSTANTS}`,
+  // GraphQL's DateTime wants a time and a zone: a date alone, or a time without a zone, is refused
+  DateTime: `an ISO 8601 timestamp with a time and a zone (2026-01-31T09:00:00Z), ${STORABLE_INSTANTS}`,
 };
 
 function describe(type: GraphQLInputType): string {

@@ -124,8 +124,9 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
     const cursorAt = (instant: string) => Buffer.from(`${instant}|00000000-0000-4000-8000-000000000000`).toString("base64url");
 
     it.each([
-      ["search's from_date in year 0000", "/api/v1/memory/search?query=target&from_date=0000-01-01T00:00:00Z", /^from_date must be an ISO 8601 timestamp between 0001-01-01 and 9999-12-31/],
-      ["search's to_date in 1 BC by its zone", "/api/v1/memory/search?query=target&to_date=0001-01-01T00:00:00%2B01:00", /^to_date must be an ISO 8601 timestamp between/],
+      ["search's from_date in year 0000", "/api/v1/memory/search?query=target&from_date=0000-01-01T00:00:00Z", /^from_date must be an ISO 8601 timestamp with a time and a zone \(2026-01-31T09:00:00Z\), between 0001-01-01 and 9999-12-31/],
+      ["search's from_date as a date alone", "/api/v1/memory/search?query=target&from_date=2020-01-01", /^from_date must be an ISO 8601 timestamp with a time and a zone/],
+      ["search's to_date in 1 BC by its zone", "/api/v1/memory/search?query=target&to_date=0001-01-01T00:00:00%2B01:00", /^to_date must be an ISO 8601 timestamp with a time and a zone/],
       ["a metadata date bound in year 0000", `/api/v1/memory?filter=${encodeURIComponent('{"metadata":[{"path":"when","gte":"0000-01-01"}]}')}`, /^metadata\[0\]\.gte must be a date between/],
       ["a cursor in year 0000", `/api/v1/memory?cursor=${cursorAt("0000-01-01T00:00:00Z")}`, /^cursor is not a cursor of this list/],
       ["a cursor past year 9999", `/api/v1/memory?cursor=${cursorAt("+275760-09-13T00:00:00.000Z")}`, /^cursor is not a cursor of this list/],

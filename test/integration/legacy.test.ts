@@ -54,6 +54,9 @@ describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
     // a field named as the legacy body names it: `kind`, the service's type
     const badKind = await suite.user.api.post("/api/v1/memories", { workspaceId: "ws_1", content: "x", kind: "BAD KIND" });
     expect(badKind.body.error.message).toMatch(/^kind must be a short lowercase word/);
+    // ...and one the route does not take as it was sent: the service's own `type` is no field here
+    const type = await suite.user.api.post("/api/v1/memories", { workspaceId: "ws_1", content: "x", type: "task" });
+    expect(type.body.error).toEqual({ code: "VALIDATION_ERROR", message: "type is not a field of this (deprecated) route" });
     expect(headersOf(missing)).toEqual(DEPRECATION_HEADERS);
     const noList = await suite.user.api.get("/api/v1/memories");
     expect(noList.status).toBe(400);
