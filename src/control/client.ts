@@ -53,6 +53,11 @@ export function remoteKeyAdmin(dataDir: string): KeyAdmin {
   };
 }
 
+/** Resolves when a server holds the embedded database in `dataDir`: it migrated the database as it started. */
+export async function remoteMigrated(dataDir: string): Promise<void> {
+  await call<object>(controlSocketPath(dataDir), "/migrated", {});
+}
+
 /** The URL of /mcp on the server that holds the embedded database in `dataDir`. */
 export async function remoteMcpUrl(dataDir: string): Promise<string> {
   return (await call<{ url: string }>(controlSocketPath(dataDir), "/mcp/url", {})).url;

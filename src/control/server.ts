@@ -109,6 +109,9 @@ async function streamImport(req: IncomingMessage, res: ServerResponse, portabili
 async function handle(req: IncomingMessage, { keys: admin, mcpUrl }: ControlCommands): Promise<unknown> {
   const body = parseJsonBody(req, await readBody(req, MAX_CONTROL_BODY)) as Record<string, string>;
   switch (req.url) {
+    // the server migrated its database before it opened this socket: `npm run migrate` asks only that it is there
+    case "/migrated":
+      return {};
     case "/mcp/url": {
       const url = mcpUrl();
       if (!url) throw new AppError("SERVICE_UNAVAILABLE", "The server is starting: it does not listen yet");

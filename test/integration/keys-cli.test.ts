@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, serverProcess, type ServerProcess } from "../support/child-processes.ts";
-import { databaseUnavailable, suiteDatabase } from "../support/server.ts";
+import { databaseUnavailable, databaseUnderTest, suiteDatabase } from "../support/server.ts";
 
 const api = (url: string, key: string) =>
   fetch(`${url}/api/v1/memory`, { headers: { authorization: `Bearer ${key}` } }).then((res) => res.status);
@@ -57,6 +57,15 @@ describe.skipIf(databaseUnavailable())("npm run keys", () => {
       expect(revoked.code, revoked.stderr).toBe(0);
       expect(JSON.parse(revoked.stdout)).toMatchObject({ id, revokedAt: expect.any(String) });
       expect(await api(server.url, key)).toBe(401);
+    });
+
+    // on the embedded database the server holds the data directory: migrate asks it, rather than calling it unresponsive
+    it("npm run migrate says the database is up to date", async () => {
+      const migrated = await runCli("migrate", [], database.env);
+      expect(migrated.code, migrated.stderr).toBe(0);
+      expect(migrated.stdout).toMatch(
+        databaseUnderTest() === "pglite" ? /is up to date: the server running on it applied the migrations as it started\.$/m : /^PostgreSQL is up to date\.$/m,
+      );
     });
   });
 });
