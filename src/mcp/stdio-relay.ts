@@ -54,9 +54,16 @@ export async function relayStdio(url: string, key: string, logger: Logger): Prom
     if (isJSONRPCRequest(message)) await stdio.send({ jsonrpc: "2.0", id: message.id, error });
     else logger.warn({ error: error.message }, "an MCP message that wants no answer was refused");
   };
-  stdio.onmessage = (message) => void forward(message);
+  // the calls still in flight when stdin ends are answered before the relay closes: a client that writes its
+  // requests and closes its end (a pipe, a script) still reads the answers
+  const inFlight = new Set<Promise<void>>();
+  stdio.onmessage = (message) => {
+    const forwarding = forward(message).finally(() => inFlight.delete(forwarding));
+    inFlight.add(forwarding);
+  };
   stdio.onerror = (error) => logger.warn({ err: error.message }, "unreadable MCP message on stdin");
   await stdio.start();
   await once(process.stdin, "end");
+  while (inFlight.size > 0) await Promise.allSettled(inFlight);
   await stdio.close();
 }

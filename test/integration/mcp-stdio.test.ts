@@ -43,6 +43,23 @@ describe.skipIf(databaseUnavailable())("MCP over stdio: npm run mcp", () => {
     expect(result.stdout).toBe("");
   });
 
+  it("answers the requests of a client that closes stdin right after writing them (a pipe, a script)", async () => {
+    const user = await server().newUser();
+    const requests = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } } },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ];
+    const input = requests.map((request) => `${JSON.stringify(request)}\n`).join("");
+    const answered = await runCli("mcp", ["--key", user.key], { ...database.env, ...CLI_SETTINGS }, input);
+    expect(answered.code, answered.stderr).toBe(0);
+    const answers = answered.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(answers.map((answer) => answer.id).sort()).toEqual([1, 2]);
+    expect(answers.every((answer) => answer.result !== undefined)).toBe(true);
+    // a wrong key's refusal reaches the client the same way
+    const refused = await runCli("mcp", ["--key", "msk_wrong"], { ...database.env, ...CLI_SETTINGS }, input.split("\n")[1]! + "\n");
+    expect(JSON.parse(refused.stdout)).toMatchObject({ id: 2, error: { message: expect.stringMatching(/^UNAUTHORIZED/) } });
+  });
+
   it("wrote nothing but MCP messages on stdout in all of the above", () => {
     expect(stdio.unreadable, stdio.stderr.join("")).toEqual([]);
   });

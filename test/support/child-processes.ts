@@ -19,9 +19,9 @@ export type { CliResult, ServerProcess };
  */
 export const TEST_NODE_ARGS = ["--liftoff-only"];
 
-/** `npm run <script> -- <args>`'s command, run as the tests run their children. */
-export const runCli = (script: string, args: string[], env: Record<string, string>): Promise<CliResult> =>
-  runScript(script, args, env, TEST_NODE_ARGS);
+/** `npm run <script> -- <args>`'s command, run as the tests run their children, with `input` on its stdin. */
+export const runCli = (script: string, args: string[], env: Record<string, string>, input?: string): Promise<CliResult> =>
+  runScript(script, args, env, TEST_NODE_ARGS, input);
 
 /** The server in a child process (`npm start`'s command by default), run as the tests run their children. */
 export const serverProcess = (env: Record<string, string>, entry: ServerEntry = "built"): Promise<ServerProcess> =>
