@@ -8,8 +8,11 @@ const bool = z
   })
   .transform((value) => ["true", "1", "yes", "on"].includes(value));
 
-const int = (min: number, max: number = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number({ error: "expected a whole number" }).int("expected a whole number").min(min).max(max);
+// one message for every way a value misses, naming the range: "expected a whole number" alone reads wrong for 0
+const int = (min: number, max: number = Number.MAX_SAFE_INTEGER) => {
+  const error = `expected a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}`;
+  return z.coerce.number({ error }).int(error).min(min, error).max(max, error);
+};
 
 const url = (protocols: string[]) =>
   z.url({ protocol: new RegExp(`^(${protocols.join("|")})$`), error: `expected a ${protocols[0]}:// URL` });

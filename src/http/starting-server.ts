@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Config } from "../config.ts";
+import { ConfigError, type Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import { restErrorReply } from "../rest/errors.ts";
 import { jsonReply, send } from "../transport/reply.ts";
@@ -23,13 +23,31 @@ export async function listenWhileStarting(config: Config): Promise<Server> {
   const server = createServer(serverOptions(config.http), (req, res) => answerWhileStarting(req, res, securityHeaders));
   server.maxConnections = config.http.maxConnections;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) => reject(listenError(error, config)));
     server.listen(config.port, config.host, () => {
-      server.off("error", reject);
+      server.removeAllListeners("error");
       resolve();
     });
   });
   return server;
+}
+
+/** Why the server cannot listen, naming the setting to change when one is to blame. */
+function listenError(error: NodeJS.ErrnoException, { host, port }: Config): Error {
+  const where = `Cannot listen on ${host}:${port}`;
+  switch (error.code) {
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return new ConfigError(`${where}: HOST ${host} is neither an address of this machine nor a name that resolves`);
+    case "EADDRNOTAVAIL":
+      return new ConfigError(`${where}: HOST ${host} is not an address of this machine`);
+    case "EADDRINUSE":
+      return new ConfigError(`${where}: PORT ${port} is in use by another process`);
+    case "EACCES":
+      return new ConfigError(`${where}: PORT ${port} needs privileges this process lacks`);
+    default:
+      return error;
+  }
 }
 
 function answerWhileStarting(req: IncomingMessage, res: ServerResponse, securityHeaders: (res: ServerResponse) => void): void {
