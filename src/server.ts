@@ -21,6 +21,7 @@ import type { McpEndpoint } from "./mcp/endpoint.ts";
 import type { RestDispatch } from "./rest/dispatch.ts";
 import { restErrorReply } from "./rest/errors.ts";
 import type { EventStreams } from "./transport/event-stream.ts";
+import { requireUnencodedBody } from "./transport/body.ts";
 import { requestUrl, type Exchange } from "./transport/exchange.ts";
 import { jsonReply, requireReadMethod, send, type Reply } from "./transport/reply.ts";
 
@@ -84,6 +85,7 @@ export function createHttpServer({ config, logger, services, metrics, graphql, r
       exchange.url = requestUrl(req);
       if (cors(req, res)) return void (exchange.route = "preflight");
       exchange.route = pageRoute(exchange.url.pathname);
+      requireUnencodedBody(req);
       const reply = await answer(exchange);
       if (reply) send(res, reply);
     } catch (error) {

@@ -4,6 +4,17 @@ import { AppError } from "../errors.ts";
 const tooLarge = (limit: number) =>
   new AppError("PAYLOAD_TOO_LARGE", `The request body must be at most ${limit} bytes`);
 
+/**
+ * Refuses a request body sent compressed (Content-Encoding other than identity), on every path: the server
+ * decodes none (read as it came, gzip's bytes were "not valid UTF-8", and a body marked zstd was taken as plain).
+ */
+export function requireUnencodedBody(req: IncomingMessage): void {
+  const coding = req.headers["content-encoding"]?.trim().toLowerCase();
+  if (coding && coding !== "identity") {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", `A request body with Content-Encoding ${coding} is not supported: send it uncompressed`);
+  }
+}
+
 /** Reads the whole body, refusing (before reading, when Content-Length says so) anything over `limit` bytes. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);

@@ -81,4 +81,18 @@ describe.runIf(databaseUnderTest() === "pglite")("compressed answers", () => {
     for (const worker of workers) expect((await get(`${server.url}${worker}`, {})).status).toBe(200);
     expect((await get(`${server.url}/graphiql/graphiql-000000000000.js`, {})).status).toBe(404);
   });
+
+  it("refuses a compressed request body with 415 on every path, rather than reading its bytes as they came", async () => {
+    const { user } = suite;
+    for (const coding of ["gzip", "zstd"]) {
+      const rest = await user.api.request("POST", "/api/v1/memory", { json: { content: "sent plain, marked compressed" }, headers: { "content-encoding": coding } });
+      expect(rest.status).toBe(415);
+      expect(rest.body.error.message).toBe(`A request body with Content-Encoding ${coding} is not supported: send it uncompressed`);
+      const graphql = await user.api.request("POST", "/graphql", { json: { query: "{ memories { total } }" }, headers: { "content-encoding": coding } });
+      expect(graphql.status).toBe(415);
+      expect(graphql.body.errors[0].extensions.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    }
+    const identity = await user.api.request("POST", "/api/v1/memory", { json: { content: "identity is no coding" }, headers: { "content-encoding": "identity" } });
+    expect(identity.status).toBe(201);
+  });
 });
