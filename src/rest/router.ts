@@ -117,7 +117,8 @@ export class Router {
     return {
       kind: "wrong-method",
       pattern: patternOf(allowed[0]!),
-      allowed: allowed.map((route) => route.method),
+      // a GET route answers HEAD as well (above), so Allow names it, as the server's own paths do
+      allowed: allowed.flatMap((route) => (route.method === "GET" ? ["GET", "HEAD"] : [route.method])),
       deprecation: deprecations.every(Boolean) ? deprecations[0] : undefined,
     };
   }

@@ -154,7 +154,7 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
     expectError(await suite.user.api.get("/api/v1/nothing-here"), 404, "NOT_FOUND", /No route/);
     const res = await suite.user.api.delete("/api/v1/memory");
     expectError(res, 405, "METHOD_NOT_ALLOWED", /DELETE is not allowed/);
-    expect(res.headers.get("allow")).toBe("POST, GET");
+    expect(res.headers.get("allow")).toBe("POST, GET, HEAD");
   });
 
   it("none of the above wrote anything", async () => {
