@@ -208,13 +208,19 @@ const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?:
   writtenByKey: ["written_by_key", "uuid"],
 };
 
+/** The columns the API shows of a memory: a write that leaves them all as they were changes nothing. */
+const SHOWN: readonly (keyof MemoryChanges)[] = ["content", "data", "type", "tags", "metadata", "threadId", "isArchived", "expiresAt"];
+
 /**
- * Sets the changed columns of one memory (and updated_at), inside the caller's transaction. A change the API
- * shows names its key (writtenByKey), which the memory's history records.
+ * Sets the changed columns of one memory (and updated_at), inside the caller's transaction, unless every shown
+ * column it sets holds that value already: a PUT or PATCH that sends the memory back as it is writes nothing (no
+ * version, no event, the same updated_at). Answers whether it wrote. A change the API shows names its key
+ * (writtenByKey), which the memory's history records.
  */
-export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<void> {
+export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<boolean> {
   const params: unknown[] = [id];
   const sets = ["updated_at = now()"];
+  const differs: string[] = [];
   if (changes.content !== undefined) {
     params.push(contentKey(changes.content, changes.data != null));
     sets.push(`content_key = $${params.length}::text`);
@@ -224,8 +230,11 @@ export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges
     const [column, type, json] = COLUMNS[field];
     params.push(json && value !== null ? JSON.stringify(value) : value instanceof Date ? value.toISOString() : value);
     sets.push(`${column} = $${params.length}::${type}`);
+    if (SHOWN.includes(field)) differs.push(`${column} IS DISTINCT FROM $${params.length}::${type}`);
   }
-  await sql.query(`UPDATE memories SET ${sets.join(", ")} WHERE id = $1::uuid`, params);
+  const unlessSame = differs.length > 0 ? ` AND (${differs.join(" OR ")})` : "";
+  const written = await sql.query(`UPDATE memories SET ${sets.join(", ")} WHERE id = $1::uuid${unlessSame} RETURNING id`, params);
+  return written.length > 0;
 }
 
 /**

@@ -309,7 +309,7 @@ export class MemoryService extends WritingService {
       changes = { ...changes, ...columns, lexicalVersion: LEXICAL_VERSION };
     }
     const reindex = INDEXED_FIELDS.some((field) => values[field] !== undefined);
-    await this.db.sql.transaction(async (sql) => {
+    const written = await this.db.sql.transaction(async (sql) => {
       // the thread before the memory: lockOwnThread says why
       if (values.threadId != null && !(await lockOwnThread(sql, author.userId, values.threadId))) throw unknownThread();
       const [row] = await sql.query<{ id: string }>(
@@ -320,13 +320,16 @@ export class MemoryService extends WritingService {
       // the row is updated once (lexical_version with the rest): PostgreSQL re-runs the foreign key checks of
       // a row this transaction has written when it is updated again, and that check on the memory's thread
       // would wait for a delete of the thread, which waits for this row
-      await updateColumns(sql, id, changes);
+      if (!(await updateColumns(sql, id, changes))) return false;
       if (content !== undefined) await replaceTerms(sql, [{ id, userId: author.userId, content }]);
       if (reindex) await sql.query("INSERT INTO index_tasks (memory_id, user_id) VALUES ($1, $2)", [id, author.userId]);
+      return true;
     });
-    this.totals.changed(author.userId, [id]);
-    this.relay.wake();
-    if (reindex) await this.indexer.flush([id]);
+    if (written) {
+      this.totals.changed(author.userId, [id]);
+      this.relay.wake();
+      if (reindex) await this.indexer.flush([id]);
+    }
     // deleted since the update committed: answered as if the delete had come first
     const memory = await this.db.prisma.memory.findUnique({ ...selecting(query), where: { id } });
     if (!memory) throw notFound("Memory");

@@ -102,11 +102,11 @@ export class ThreadService extends WritingService {
       if (input.status === null) throw invalid("status", "cannot be null");
       data.status = input.status;
     }
-    // nothing to change (Prisma would write nothing and count no row): the thread as it is, no event, no new updatedAt
+    // nothing to change (nothing sent, or every field sent as it is): the thread as it is, no event, no new updatedAt
     if (Object.keys(data).length > 0) {
-      const { count } = await this.db.prisma.thread.updateMany({ where: { id, userId: principal.userId }, data });
-      if (count === 0) throw notFound("Thread");
-      this.relay.wake();
+      const same = Object.entries(data).map(([field, value]) => ({ [field]: field === "metadata" ? { equals: value } : value }));
+      const { count } = await this.db.prisma.thread.updateMany({ where: { id, userId: principal.userId, NOT: { AND: same } }, data });
+      if (count > 0) this.relay.wake();
     }
     // deleted since the update committed: answered as if the delete had come first
     const thread = await this.db.prisma.thread.findFirst({ ...query, where: { id, userId: principal.userId } });

@@ -119,6 +119,30 @@ describe.skipIf(databaseUnavailable())("a memory's history", () => {
     expect((await api.patch("/api/v1/memories/00000000-0000-4000-8000-000000000000", {})).status).toBe(404);
   });
 
+  it("takes a PUT or PATCH that sends the memory back as it is as no change, on memories and threads alike", async () => {
+    const api = suite.user.api;
+    const thread = await api.post("/api/v1/threads", { title: "Same", metadata: { a: 1, b: [2] } });
+    const body = { content: "kept as it is", type: "note", tags: ["x", "y"], metadata: { k: { n: 1 }, z: null }, thread_id: thread.body.id };
+    const created = await api.post("/api/v1/memory", body);
+    const put = await api.put(`/api/v1/memories/${created.body.id}`, { ...body, metadata: { z: null, k: { n: 1 } } });
+    const patched = await api.patch(`/api/v1/memories/${created.body.id}`, { tags: ["x", "y"], is_archived: false });
+    for (const answer of [put, patched]) {
+      expect(answer.status).toBe(200);
+      expect(answer.body.updated_at).toBe(created.body.updated_at);
+    }
+    expect((await history(created.body.id)).items.map((v) => v.action)).toEqual(["created"]);
+    // a field that does change is still a version
+    const changed = await api.patch(`/api/v1/memories/${created.body.id}`, { tags: ["y", "x"] });
+    expect(changed.body.updated_at).not.toBe(created.body.updated_at);
+    expect((await history(created.body.id)).items.map((v) => v.action)).toEqual(["updated", "created"]);
+
+    const sameThread = await api.patch(`/api/v1/threads/${thread.body.id}`, { description: null, metadata: { b: [2], a: 1 }, title: "Same" });
+    expect(sameThread.status).toBe(200);
+    expect(sameThread.body.updated_at).toBe(thread.body.updated_at);
+    const renamed = await api.patch(`/api/v1/threads/${thread.body.id}`, { title: "Renamed" });
+    expect(renamed.body.updated_at).not.toBe(thread.body.updated_at);
+  });
+
   it("shows nothing of another user's memory", async () => {
     const created = await suite.user.api.request("POST", "/api/v1/memory", { json: { content: "mine alone" } });
     const stranger = await suite.server.newUser();
