@@ -23,9 +23,10 @@ export async function listenWhileStarting(config: Config): Promise<Server> {
   const server = createServer(serverOptions(config.http), (req, res) => answerWhileStarting(req, res, securityHeaders));
   server.maxConnections = config.http.maxConnections;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => reject(listenError(error, config)));
+    const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, config));
+    server.once("error", failed);
     server.listen(config.port, config.host, () => {
-      server.removeAllListeners("error");
+      server.off("error", failed);
       resolve();
     });
   });
