@@ -8,8 +8,8 @@ import { projectPath } from "../project-root.ts";
  * empty in-memory database). `npm run build` (run by `npm install`) writes the snapshot with the PGlite and
  * migrations installed, so it never comes from elsewhere; migrations added since are applied after it as on any
  * database. It is kept twice: as a directory, copied into a new DATA_DIR before PGlite opens it (a file copy,
- * where restoring an archive would unpack 40 MB inside PGlite's memory and keep the process larger long after),
- * and as the archive PGlite restores into an in-memory database (`memory://`).
+ * where restoring an archive would unpack the whole database inside PGlite's memory and keep the process larger
+ * long after), and as the archive PGlite restores into an in-memory database (`memory://`).
  */
 export const TEMPLATE_DIR = projectPath("dist", "pglite-template");
 export const TEMPLATE_FILE = projectPath("dist", "pglite-template.tar.gz");
