@@ -20,7 +20,13 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     // the threads each test server starts, from the build when it is current (src/threads/module-thread.ts)
-    env: { ...(threadBundles ? { SERVICE_THREADS_DIR: threadBundles } : {}) },
+    env: {
+      ...(threadBundles ? { SERVICE_THREADS_DIR: threadBundles } : {}),
+      // the embedded databases of the tests' servers, in process (test/support/server.ts) and in children, hold a
+      // few MB: PostgreSQL sets up its whole page cache as it starts, 0.15 CPU-s of each of a few hundred starts
+      // at the default 32 MB
+      PGLITE_SHARED_BUFFERS_MB: "8",
+    },
     // vitest's default leaves one core free, which on a 2-core machine runs the files one at a time; most of an
     // integration file's time is spent waiting on its server or a child process, so two at a time on two cores
     // took the suite from 505 s to 396 s (fresh clone, 2 cores, the same 1 421 tests passing)

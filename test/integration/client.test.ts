@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { MemoryClient, MemoryServiceError, type Memory, type RequestEvent } from "../../src/client/index.ts";
 import { keyAdmin } from "../../src/domain/key-admin.ts";
 import { rejection } from "../support/rejection.ts";
-import { databaseUnavailable, serverWithUser, startTestServer } from "../support/server.ts";
+import { databaseAgnosticRun, serverWithUser, startTestServer } from "../support/server.ts";
 import { BEFORE_REPLACE, CREATED_FULL_MEMORY, FULL_MEMORY, REPLACED, REPLACEMENT, UUID } from "../support/wire.ts";
 
 // The client library against the real server, over a real socket.
@@ -51,7 +51,7 @@ async function responseLosingProxy(target: string): Promise<{ url: string; close
   };
 }
 
-describe.skipIf(databaseUnavailable())("client library against the server", () => {
+describe.runIf(databaseAgnosticRun())("client library against the server", () => {
   const suite = serverWithUser();
   let client: MemoryClient;
   const clientFor = (apiKey: string, options: Partial<ConstructorParameters<typeof MemoryClient>[0]> = {}) =>

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { databaseUnavailable, serverWithUser } from "../support/server.ts";
+import { databaseAgnosticRun, serverWithUser } from "../support/server.ts";
 
 const expectRefused = (res: { status: number; body: any }, message: RegExp) => {
   expect(res.status).toBe(400);
@@ -12,7 +12,7 @@ const expectRefused = (res: { status: number; body: any }, message: RegExp) => {
 // one server and user for the suites on default settings (a server start is most of what they cost)
 const suite = serverWithUser();
 
-describe.skipIf(databaseUnavailable())("GraphQL limits", () => {
+describe.runIf(databaseAgnosticRun())("GraphQL limits", () => {
   it("refuses a query nested too deeply", async () => {
     let selection = "id";
     for (let i = 0; i < 6; i++) selection = `thread { memories { ${selection} } }`; // depth 14, cheap otherwise
@@ -56,7 +56,7 @@ describe.skipIf(databaseUnavailable())("GraphQL limits", () => {
   });
 });
 
-describe.skipIf(databaseUnavailable())("GraphQL in production settings", () => {
+describe.runIf(databaseAgnosticRun())("GraphQL in production settings", () => {
   const production = serverWithUser({ GRAPHQL_INTROSPECTION: "false", GRAPHIQL: "false" });
 
   it("refuses introspection and hides field suggestions when GRAPHQL_INTROSPECTION=false", async () => {
@@ -76,7 +76,7 @@ describe.skipIf(databaseUnavailable())("GraphQL in production settings", () => {
   });
 });
 
-describe.skipIf(databaseUnavailable())("GraphQL over HTTP: malformed parameters", () => {  const logged: string[] = [];
+describe.runIf(databaseAgnosticRun())("GraphQL over HTTP: malformed parameters", () => {  const logged: string[] = [];
 
   const get = (params: Record<string, string>) => suite.user.api.get(`/graphql?${new URLSearchParams(params)}`);
   const post = (body: string, type = "application/json") =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { databaseUnavailable, serverWithUser, startTestServer } from "../support/server.ts";
+import { databaseAgnosticRun, serverWithUser, startTestServer } from "../support/server.ts";
 
 const DEPRECATION_HEADERS = {
   deprecation: "true",
@@ -13,7 +13,7 @@ const USER_ID_IGNORED = "userId is ignored: the API key decides whose memories t
 const headersOf = (res: { headers: Headers }) =>
   Object.fromEntries(Object.keys(DEPRECATION_HEADERS).map((name) => [name, res.headers.get(name)]));
 
-describe.skipIf(databaseUnavailable())("deprecated collection routes", () => {
+describe.runIf(databaseAgnosticRun())("deprecated collection routes", () => {
   const suite = serverWithUser();
 
   it("POST /api/v1/memories answers 201 in the legacy shape, with the four deprecation headers", async () => {
@@ -165,7 +165,7 @@ const SUNSET = Date.parse(DEPRECATION_HEADERS.sunset);
 const DAY_BEFORE_SUNSET = new Date(SUNSET - 86_400_000);
 const DAY_AFTER_SUNSET = new Date(SUNSET + 86_400_000);
 
-describe.skipIf(databaseUnavailable())("sunset enforcement (LEGACY_SUNSET_ENFORCE)", () => {
+describe.runIf(databaseAgnosticRun())("sunset enforcement (LEGACY_SUNSET_ENFORCE)", () => {
   it("when on, the two legacy routes work until the Sunset date, then answer 410 GONE, still with the headers", async () => {
     let today = DAY_BEFORE_SUNSET;
     const server = await startTestServer({ LEGACY_SUNSET_ENFORCE: "true" }, { now: () => today });

@@ -1,10 +1,10 @@
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer, suiteServer, type TestServer } from "../support/server.ts";
+import { databaseAgnosticRun, databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer, suiteServer, type TestServer } from "../support/server.ts";
 import { redisAvailable, redisUrl } from "../support/redis.ts";
 
 const withRedis = await redisAvailable();
 
-describe.skipIf(databaseUnavailable())("rate limits", () => {
+describe.runIf(databaseAgnosticRun())("rate limits", () => {
   const suite = suiteServer({ RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_SECONDS: "2" });
 
   it("puts X-RateLimit-Limit, -Remaining and -Reset on every authenticated response, counting down", async () => {
@@ -65,7 +65,7 @@ describe.skipIf(databaseUnavailable())("rate limits", () => {
   });
 });
 
-describe.skipIf(databaseUnavailable())("failed authentications per client address", () => {
+describe.runIf(databaseAgnosticRun())("failed authentications per client address", () => {
   const suite = suiteServer({ AUTH_FAILURE_LIMIT_MAX: "3", AUTH_FAILURE_WINDOW_SECONDS: "60", TRUST_PROXY_HOPS: "1" });
 
   // behind one trusted proxy, X-Forwarded-For's last entry is the client: each test is a client of its own

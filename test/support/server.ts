@@ -17,6 +17,14 @@ export const databaseUnderTest = (): "pglite" | "postgres" =>
 /** True when this project's database cannot be reached (the postgres project without a server). */
 export const databaseUnavailable = (): boolean => databaseUnderTest() === "postgres" && !inject("postgresUrl");
 
+/**
+ * Whether this project runs the suites whose subject sits above the database: the API's documentation, GraphQL's
+ * own limits, the client library, the legacy routes, the in-process rate limits. They meet the same service on
+ * either database, so they run once, on the embedded one, and the postgres project's time goes to what differs
+ * there (its driver and pool, concurrent transactions, pgvector, Redis).
+ */
+export const databaseAgnosticRun = (): boolean => databaseUnderTest() === "pglite";
+
 export interface TestUser {
   handle: string;
   userId: string;
@@ -97,6 +105,7 @@ export async function startTestServer(env: Env = {}, overrides: AppOverrides = {
     // the hashed embedder embeds as it writes, so most tests need not wait for vectors; the sentence encoder
     // (the default) has tests of its own, which ask for it
     EMBEDDER: "hash",
+    ...(process.env.PGLITE_SHARED_BUFFERS_MB ? { PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB } : {}), // vitest.config.ts
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
     ...env,
   } as Record<string, string>);
