@@ -44,13 +44,22 @@ export class WebhookService {
     const url = await this.checkUrl(input.url);
     const events = input.events?.length ? [...new Set(input.events)] : [...EVENT_TYPES];
     const description = input.description == null ? null : checkDescription(input.description);
-    const count = await this.db.prisma.webhook.count({ where: { userId: principal.userId } });
-    if (count >= MAX_WEBHOOKS) throw invalid("url", `you have ${MAX_WEBHOOKS} webhooks already, the most allowed`);
     const secret = newSecret();
-    const webhook = await this.db.prisma.webhook.create({
-      data: { id: newId(), userId: principal.userId, url, events, description, secret },
+    const id = newId();
+    // the count and the insert under the user's row lock: creates sent at once would each count the others out
+    await this.db.sql.transaction(async (sql) => {
+      await sql.query("SELECT 1 FROM users WHERE id = $1::uuid FOR UPDATE", [principal.userId]);
+      const [{ count }] = (await sql.query<{ count: number }>(
+        "SELECT count(*)::int AS count FROM webhooks WHERE user_id = $1::uuid",
+        [principal.userId],
+      )) as [{ count: number }];
+      if (count >= MAX_WEBHOOKS) throw invalid("url", `cannot be added: you have ${MAX_WEBHOOKS} webhooks already, the most allowed`);
+      await sql.query(
+        "INSERT INTO webhooks (id, user_id, url, events, description, secret) VALUES ($1::uuid, $2::uuid, $3, $4::text[], $5, $6)",
+        [id, principal.userId, url, events, description, secret],
+      );
     });
-    return { webhook, secret };
+    return { webhook: await this.db.prisma.webhook.findUniqueOrThrow({ where: { id } }), secret };
   }
 
   list(principal: Principal): Promise<Webhook[]> {
@@ -118,9 +127,12 @@ export class WebhookService {
 
   /** https, no credentials, and (unless private addresses are allowed) only public addresses. */
   private async checkUrl(raw: string): Promise<string> {
-    if (raw.length > MAX_URL_CHARS) throw invalid("url", `must be at most ${MAX_URL_CHARS} characters`);
+    const tooLong = `must be at most ${MAX_URL_CHARS} characters, as a URL (percent-encoded)`;
+    if (raw.length > MAX_URL_CHARS) throw invalid("url", tooLong);
     if (!URL.canParse(raw)) throw invalid("url", "must be an absolute URL");
     const url = new URL(raw);
+    // what is stored and sent to: a character outside ASCII can take 12 as sent percent-encoded
+    if (url.href.length > MAX_URL_CHARS) throw invalid("url", tooLong);
     const schemes = this.settings.allowPrivate ? ["https:", "http:"] : ["https:"];
     if (!schemes.includes(url.protocol)) throw invalid("url", "must be an https:// URL");
     if (url.username || url.password) throw invalid("url", "must not carry a user name or password");
@@ -132,7 +144,7 @@ export class WebhookService {
         throw invalid("url", "must not reach a loopback, private, link-local or metadata address");
       }
     }
-    return url.toString();
+    return url.href;
   }
 }
 

@@ -39,6 +39,11 @@ for (const [network, prefix] of [
 ] as const) {
   NOT_PUBLIC.addSubnet(network, prefix, "ipv6");
 }
+// the rest of IANA's "Reserved by IETF" 0000::/8, the IPv4-translated addresses of SIIT (::ffff:0:a.b.c.d) among them,
+// which a translator on the path turns into the IPv4 address inside. Around ::ffff:0:0/96 (IPv4-mapped), where the
+// BlockList looks up every IPv4 address, so that a rule there would refuse them all.
+NOT_PUBLIC.addRange("::1:0:0", "::fffe:ffff:ffff", "ipv6");
+NOT_PUBLIC.addRange("::1:0:0:0", "ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "ipv6");
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);

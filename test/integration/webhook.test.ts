@@ -55,6 +55,7 @@ describe.skipIf(databaseUnavailable())("webhooks: endpoints on private addresses
     ["the metadata address", "https://169.254.169.254/latest/meta-data"],
     ["a private network", "https://10.1.2.3/hook"],
     ["IPv4-mapped IPv6", "https://[::ffff:10.0.0.1]/hook"],
+    ["IPv4-translated IPv6 (SIIT)", "https://[::ffff:0:7f00:1]/hook"],
   ])("refuses %s with 400", async (_name, url) => {
     const res = await suite.user.api.post("/api/v1/webhooks", { url });
     expect(res.status, res.text).toBe(400);
@@ -104,6 +105,26 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       const other = await suite.server.newUser();
       expect((await other.api.delete(`/api/v1/webhooks/${id}`)).status).toBe(404);
       expect((await other.api.graphql(DELIVERIES, { id })).body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+    });
+
+    it("holds a user to 20 webhooks, however many creates arrive at once", async () => {
+      const who = await suite.server.newUser();
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => who.api.post("/api/v1/webhooks", { url: `http://127.0.0.1:9/${i}` })),
+      );
+      expect(answers.filter((res) => res.status === 201)).toHaveLength(20);
+      const refused = answers.filter((res) => res.status !== 201);
+      expect(refused.map((res) => res.body.error.message)).toEqual(Array(10).fill("url cannot be added: you have 20 webhooks already, the most allowed"));
+      expect((await who.api.get("/api/v1/webhooks")).body.webhooks).toHaveLength(20);
+    });
+
+    it("holds a URL to 2048 characters as stored, percent-encoded", async () => {
+      const who = await suite.server.newUser();
+      // 2 042 characters as sent (each emoji two UTF-16 units), 12 152 once each emoji is percent-encoded
+      const res = await who.api.post("/api/v1/webhooks", { url: `http://127.0.0.1:9/?${"😀".repeat(1011)}` });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe("url must be at most 2048 characters, as a URL (percent-encoded)");
+      expect((await who.api.post("/api/v1/webhooks", { url: `http://127.0.0.1:9/?${"a".repeat(2020)}` })).status).toBe(201);
     });
   });
 
