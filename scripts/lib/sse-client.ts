@@ -18,6 +18,8 @@ export interface Subscription<T = any> {
   nth(n: number, timeoutMs?: number): Promise<SubscriptionResult<T>>;
   /** Resolves once the stream has ended: closed here, or by the server. */
   ended: Promise<void>;
+  /** Whether the response came whole (its last chunk): false while it streams, or when the connection was cut. */
+  readonly complete: boolean;
   close(): void;
 }
 
@@ -69,6 +71,9 @@ export async function subscribe<T = any>(
       return received[n]!;
     },
     ended,
+    get complete() {
+      return response.complete;
+    },
     close: () => request.destroy(),
   };
   // ends when closed here, or when the server ends the stream

@@ -19,14 +19,22 @@ export class EventStreams {
     res.flushHeaders();
     if (!response.body) return void res.end();
     const reader = response.body.getReader();
-    // cancelling the body ends the subscription (Yoga returns its iterator) and our read loop with it
-    const end = () => void reader.cancel().catch(() => {});
+    let ended = false;
+    // cancelling the body ends the subscription (Yoga returns its iterator); the response is ended here as well,
+    // since the read waiting for the next event may not settle before that event comes (or a keep-alive, seconds
+    // later): a draining server would wait for it
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      void reader.cancel().catch(() => {});
+      res.end();
+    };
     this.open.add(end);
     res.once("close", end);
     try {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) break;
+        if (done || ended) break;
         // the relay publishes a round's events at once, and they reach this stream within one turn of the event
         // loop but not within one tick: corked until the next turn, they leave as one write, not one write (a
         // syscall, and a wake-up of the client) per event
@@ -44,7 +52,7 @@ export class EventStreams {
     } finally {
       this.open.delete(end);
       res.off("close", end);
-      res.end();
+      end();
     }
   }
 

@@ -6,10 +6,12 @@ import {
   freshPostgresDatabase,
   serverWithUser,
   startTestServer,
+  suiteDatabase,
   type TestServer,
   type TestUser,
 } from "../support/server.ts";
 import { subscribe, type Subscription } from "../../scripts/lib/sse-client.ts";
+import { runCli, serverProcess } from "../support/child-processes.ts";
 
 const withRedis = await redisAvailable("THE CROSS-INSTANCE SUBSCRIPTION TESTS");
 
@@ -144,15 +146,26 @@ describe.skipIf(databaseUnavailable())("a long subscription", () => {
 });
 
 describe.skipIf(databaseUnavailable())("subscriptions when the server stops", () => {
-  it("ends open streams rather than waiting for them", async () => {
-    // a drain timeout past the test's own: a close that waited for the stream would fail the test by timing out
-    const server = await startTestServer({ SHUTDOWN_TIMEOUT_MS: "600000" });
-    const user = await server.newUser();
-    const sub = await subscribe(server.url, user.key, MEMORY_EVENTS);
-    expect(sub.status).toBe(200);
-    await server.close();
-    await sub.ended; // by the server: this side has not closed it
-    sub.close();
+  const database = suiteDatabase();
+
+  // as a deployment runs it: the build, NODE_ENV=production (under vitest's NODE_ENV=test the stream's read settles
+  // once the stream is cancelled; otherwise it waited for the next keep-alive, or the drain's timeout), SIGTERM
+  it("ends open streams at once, as whole responses, rather than waiting for them", async () => {
+    const env = { ...database.env, EMBEDDER: "hash", SHUTDOWN_TIMEOUT_MS: "600000", NODE_ENV: "production" };
+    const created = await runCli("keys", ["create", "--user", "sse@x", "--name", "t", "--json"], env);
+    expect(created.code, created.stderr).toBe(0);
+    const server = await serverProcess(env);
+    try {
+      const sub = await subscribe(server.url, (JSON.parse(created.stdout) as { key: string }).key, MEMORY_EVENTS);
+      expect(sub.status).toBe(200);
+      server.child.kill("SIGTERM");
+      const within = (ms: number) => new Promise((resolve) => setTimeout(() => resolve("still open"), ms));
+      expect(await Promise.race([sub.ended.then(() => "ended"), within(5_000)])).toBe("ended"); // by the server
+      expect(await server.exited).toBe(0);
+      expect(sub.complete, "the chunked response ended with its last chunk").toBe(true);
+    } finally {
+      server.child.kill("SIGKILL");
+    }
   });
 });
 
