@@ -9,10 +9,16 @@ import { STARTING_STATUS } from "../../src/http/starting-server.ts";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** This process' environment without the service's settings: a child started with it reads only those it is given. */
+/**
+ * This process' environment without the service's settings: a child started with it reads only those it is given.
+ * Nor NODE_ENV, which vitest sets to `test`: libraries behave otherwise under it (an SSE stream's end on a drain
+ * did), and the children are to run as an operator runs them.
+ */
 export const baseEnv = (): NodeJS.ProcessEnv => {
   const env = { ...process.env };
-  for (const name of ["DATABASE_URL", "DATA_DIR", "PORT", "HOST", "QDRANT_URL", "OPENAI_API_KEY", "REDIS_URL", "MEMORY_API_KEY"]) delete env[name];
+  for (const name of ["DATABASE_URL", "DATA_DIR", "PORT", "HOST", "QDRANT_URL", "OPENAI_API_KEY", "REDIS_URL", "MEMORY_API_KEY", "NODE_ENV"]) {
+    delete env[name];
+  }
   return env;
 };
 
