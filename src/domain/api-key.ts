@@ -12,6 +12,9 @@ const MAX_NAME_CHARS = 100;
 // lastUsedAt is informative; writing it on every request would double the cost of a read
 const LAST_USED_RESOLUTION_MS = 60_000;
 const MAX_CACHED_PRINCIPALS = 10_000;
+// how long a key found standing on PostgreSQL is taken to stand by an open stream (stands): the window in which its
+// revocation on any instance may still let an event through, against a query per event of every stream
+const STANDING_RECHECK_MS = 1_000;
 
 export interface CreatedKey {
   key: string;
@@ -35,9 +38,31 @@ export class ApiKeyService {
    * into the cache after the revocation evicted it.
    */
   private revocations = 0;
+  /** The keys revoked since start, on the embedded database (where every revocation passes through here). */
+  private readonly revokedIds = new Set<string>();
+  /** On PostgreSQL, when each key asked about was last found standing (performance.now()). */
+  private readonly standingAt = new Map<string, number>();
 
   constructor(private readonly db: Database) {
     this.cache = db.singleWriter ? new Map() : undefined;
+  }
+
+  /**
+   * Whether the key `keyId`, which authenticated a request that is still answering (a subscription's stream),
+   * has not been revoked since: exactly on the embedded database, and on PostgreSQL as of at most a second ago.
+   */
+  async stands(keyId: string): Promise<boolean> {
+    if (this.cache) return !this.revokedIds.has(keyId);
+    const checked = this.standingAt.get(keyId);
+    if (checked !== undefined && performance.now() - checked < STANDING_RECHECK_MS) return true;
+    const row = await this.db.prisma.apiKey.findUnique({ where: { id: keyId }, select: { revokedAt: true } });
+    if (!row || row.revokedAt) {
+      this.standingAt.delete(keyId);
+      return false;
+    }
+    if (this.standingAt.size >= MAX_CACHED_PRINCIPALS) this.standingAt.clear();
+    this.standingAt.set(keyId, performance.now());
+    return true;
   }
 
   async authenticate(key: string): Promise<Principal | undefined> {
@@ -95,6 +120,7 @@ export class ApiKeyService {
       ? key
       : await this.db.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
     this.cache?.delete(key.hash);
+    if (this.cache) this.revokedIds.add(key.id);
     this.revocations++;
     return revoked;
   }

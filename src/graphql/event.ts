@@ -63,7 +63,31 @@ function eventsOf(
   const stray = [...wanted].find((type) => !family.includes(type));
   if (stray) throw invalid("types", `${stray} is not one of ${family.join(", ")}`);
   if (threadId != null && !isUuid(threadId)) throw invalid("threadId", "must be a thread id");
-  return services.events.subscribe(principal.userId, (event) => wanted.has(event.type) && (threadId == null || event.threadId === threadId));
+  const events = services.events.subscribe(principal.userId, (event) => wanted.has(event.type) && (threadId == null || event.threadId === threadId));
+  return whileStanding(events, () => services.apiKeys.stands(principal.keyId));
+}
+
+/**
+ * `source` until `stands` answers no at an event: a stream opened with a key that is revoked ends at its next event,
+ * which it does not carry. Written as an iterator rather than an async generator, whose return() would wait for
+ * the event being awaited: a subscriber that leaves ends its feed at once.
+ */
+function whileStanding(source: AsyncIterable<ChangeEvent>, stands: () => Promise<boolean>): AsyncIterable<ChangeEvent> {
+  return {
+    [Symbol.asyncIterator]() {
+      const events = source[Symbol.asyncIterator]();
+      const finished = (): Promise<IteratorResult<ChangeEvent>> =>
+        (events.return?.() ?? Promise.resolve({ done: true, value: undefined })).then(() => ({ done: true, value: undefined }));
+      return {
+        async next() {
+          const next = await events.next();
+          if (next.done || (await stands())) return next;
+          return finished();
+        },
+        return: finished,
+      };
+    },
+  };
 }
 
 builder.subscriptionFields((t) => {

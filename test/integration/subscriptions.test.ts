@@ -58,6 +58,22 @@ describe.skipIf(databaseUnavailable())("GraphQL subscriptions over Server-Sent E
       expect(mine.received).toHaveLength(1);
     });
 
+    it("ends a stream whose key is revoked at its next event, which it does not carry", async () => {
+      const who = await suite.server.newUser();
+      const second = await suite.server.app.services.apiKeys.create(who.userId, "phone");
+      const stream = await listen(suite.server, { ...who, key: second.key });
+      const before = await remember(who, { content: "before the revocation" });
+      expect((await stream.nth(0)).data.memoryEvents.memoryId).toBe(before.id);
+      // on PostgreSQL a stream takes its key to stand for a second after finding it so (ApiKeyService.stands)
+      if (databaseUnderTest() === "postgres") await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await who.api.graphql("mutation($id: ID!) { revokeApiKey(id: $id) { id } }", { id: second.apiKey.id })).body.errors).toBeUndefined();
+      await remember(who, { content: "after the revocation: never sent to that key" });
+      const within = new Promise((resolve) => setTimeout(() => resolve("still open"), 5_000));
+      expect(await Promise.race([stream.ended.then(() => "ended"), within])).toBe("ended");
+      expect(stream.received).toHaveLength(1);
+      expect(JSON.stringify(stream.received)).not.toContain("never sent");
+    });
+
     it("delivers only the types and the thread asked for", async () => {
       const who = await suite.server.newUser();
       const thread = (await who.api.post("/api/v1/threads", { title: "Trip" })).body as { id: string };
