@@ -83,9 +83,10 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     const sent = await this.sender.send(attempts);
     const outcomes = attempts.map((attempt, i): FirstOutcome => {
       const outcome = sent[i]!;
-      if (outcome.ok) return { attempt, status: "delivered", responseStatus: outcome.status, error: null, retryMs: 0 };
+      const { at } = outcome;
+      if (outcome.ok) return { attempt, status: "delivered", responseStatus: outcome.status, error: null, retryMs: 0, at };
       const status = maxAttempts <= 1 ? "failed" : "pending";
-      return { attempt, status, responseStatus: outcome.status, error: outcome.error, retryMs: retryBaseMs };
+      return { attempt, status, responseStatus: outcome.status, error: outcome.error, retryMs: retryBaseMs, at };
     });
     const failures = outcomes.flatMap(({ attempt, error }) => (error === null ? [] : [{ webhookId: attempt.webhook_id, error }]));
     if (failures.length === 0) {
@@ -141,14 +142,15 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
   private async sendAll(due: DueDelivery[]): Promise<void> {
     const sent = await this.sender.send(due);
     const outcomes = due.map((delivery, i) => ({ delivery, outcome: sent[i]! }));
-    await this.delivered(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ id: delivery.id, status: outcome.status }] : [])));
+    await this.delivered(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ id: delivery.id, status: outcome.status, at: outcome.at }] : [])));
     for (const { delivery, outcome } of outcomes) if (!outcome.ok) await this.failed(delivery, outcome);
   }
 
   /** Recorded together, the endpoints' failing streaks ended with them: one statement for a whole round. */
   private async delivered(done: Delivered[]): Promise<void> {
     if (done.length === 0) return;
-    await this.db.sql.query(`${recordDelivered("$1", "$2")} SELECT 1`, [done.map(({ id }) => id), done.map(({ status }) => status)]);
+    const times = done.map(({ at }) => new Date(at).toISOString());
+    await this.db.sql.query(`${recordDelivered("$1", "$2", "$3")} SELECT 1`, [done.map(({ id }) => id), done.map(({ status }) => status), times]);
   }
 
   private async recordFirst(attempted: FirstAttempts): Promise<void> {

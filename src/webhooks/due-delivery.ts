@@ -32,6 +32,8 @@ export const ENDPOINT_COLUMNS =
 export interface Delivered {
   id: string;
   status: number;
+  /** When its answer came, ms since the epoch. */
+  at: number;
 }
 
 /** A first attempt's outcome, as its delivery's row is written. */
@@ -40,8 +42,10 @@ export interface FirstOutcome {
   status: "delivered" | "pending" | "failed";
   responseStatus: number | null;
   error: string | null;
-  /** When a pending delivery is retried, from now. */
+  /** When a pending delivery is retried, from its attempt. */
   retryMs: number;
+  /** When the attempt's outcome came, ms since the epoch: not when the round's outcomes are recorded. */
+  at: number;
 }
 
 /** Claimed events whose first attempts have all been made: to take out of the outbox, their outcomes recorded. */
@@ -51,14 +55,15 @@ export interface FirstAttempts {
 }
 
 /**
- * Records the successful attempts whose ids and statuses are the parameters `ids` (uuid[]) and `statuses`
- * (int[]), and ends their endpoints' failing streaks: the opening of a WITH, for the statement that follows.
+ * Records the successful attempts whose ids, statuses and times are the parameters `ids` (uuid[]), `statuses`
+ * (int[]) and `times` (timestamptz[]), and ends their endpoints' failing streaks: the opening of a WITH, for the
+ * statement that follows.
  */
-export const recordDelivered = (ids: string, statuses: string): string =>
+export const recordDelivered = (ids: string, statuses: string, times: string): string =>
   `WITH delivered AS (
      UPDATE webhook_deliveries d
-        SET status = 'delivered', delivered_at = now(), response_status = r.status, last_error = NULL, payload = NULL
-       FROM unnest(${ids}::uuid[], ${statuses}::int[]) AS r(id, status)
+        SET status = 'delivered', delivered_at = r.at, response_status = r.status, last_error = NULL, payload = NULL
+       FROM unnest(${ids}::uuid[], ${statuses}::int[], ${times}::timestamptz[]) AS r(id, status, at)
       WHERE d.id = r.id
      RETURNING d.webhook_id
    ), healed AS (
@@ -82,22 +87,24 @@ export function firstAttemptsRecorded(first: number): string {
      -- a delivery attempted by two rounds (its claim lapsed) and recorded at once: once, a success first
      SELECT DISTINCT ON (r.id) r.*
        FROM unnest(${$(1)}::uuid[], ${$(2)}::uuid[], ${$(3)}::uuid[], ${$(4)}::text[], ${$(5)}::text[], ${$(6)}::text[],
-                   ${$(7)}::int[], ${$(8)}::text[], ${$(9)}::float8[], ${$(10)}::timestamptz[])
-            AS r(id, webhook_id, event_id, event_type, payload, status, response_status, last_error, retry_ms, created_at)
+                   ${$(7)}::int[], ${$(8)}::text[], ${$(9)}::float8[], ${$(10)}::timestamptz[], ${$(11)}::timestamptz[])
+            AS r(id, webhook_id, event_id, event_type, payload, status, response_status, last_error, retry_ms, created_at, at)
        JOIN webhooks w ON w.id = r.webhook_id
       ORDER BY r.id, r.status = 'delivered' DESC
    ), recorded AS (
      INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, last_attempt_at,
                                      next_attempt_at, response_status, last_error, delivered_at, created_at)
-     SELECT r.id, r.webhook_id, r.event_id, r.event_type, r.payload, r.status::webhook_delivery_status, 1, now(),
-            now() + r.retry_ms * interval '1 millisecond', r.response_status, r.last_error, NULL, r.created_at
+     SELECT r.id, r.webhook_id, r.event_id, r.event_type, r.payload, r.status::webhook_delivery_status, 1, r.at,
+            r.at + r.retry_ms * interval '1 millisecond', r.response_status, r.last_error, NULL, r.created_at
        FROM attempted r
       WHERE r.status <> 'delivered' AND r.event_id IN (SELECT id FROM taken_out)
      ON CONFLICT (id) DO NOTHING
    ), batched AS (
      -- the aggregates of a group take its rows in one order: the arrays stay side by side
-     INSERT INTO webhook_delivery_batches (webhook_id, event_ids, event_types, event_created_ats, response_statuses)
-     SELECT r.webhook_id, array_agg(r.event_id), array_agg(r.event_type), array_agg(r.created_at), array_agg(r.response_status)
+     -- delivered when the endpoint's last answer of the round came, not when a slower endpoint's did
+     INSERT INTO webhook_delivery_batches (webhook_id, event_ids, event_types, event_created_ats, response_statuses, delivered_at)
+     SELECT r.webhook_id, array_agg(r.event_id), array_agg(r.event_type), array_agg(r.created_at), array_agg(r.response_status),
+            max(r.at)
        FROM attempted r
       WHERE r.status = 'delivered' AND r.event_id IN (SELECT id FROM taken_out)
       GROUP BY r.webhook_id
@@ -122,6 +129,7 @@ export function firstAttemptsParameters({ seqs, outcomes }: FirstAttempts): unkn
     column((o) => o.error),
     column((o) => o.retryMs),
     column((o) => o.attempt.event_created_at),
+    column((o) => new Date(o.at).toISOString()),
   ];
 }
 

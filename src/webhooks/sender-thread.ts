@@ -31,5 +31,6 @@ port.on("message", ({ batch, deliveries }: SendBatch) => {
   const signal = AbortSignal.timeout(settings.timeoutMs);
   setMaxListeners(deliveries.length, signal);
   // send() never rejects: every delivery has an outcome
-  void Promise.all(deliveries.map((delivery) => attempt(delivery, signal))).then((outcomes) => port.postMessage({ batch, outcomes } satisfies SentBatch));
+  const timed = (delivery: Sendable) => attempt(delivery, signal).then((outcome) => ({ ...outcome, at: Date.now() }));
+  void Promise.all(deliveries.map(timed)).then((outcomes) => port.postMessage({ batch, outcomes } satisfies SentBatch));
 });

@@ -22,14 +22,17 @@ export interface SendBatch {
   deliveries: Sendable[];
 }
 
+/** A delivery's outcome, and when it came (ms since the epoch): a round's outcomes are recorded together, later. */
+export type Outcome = Attempt & { at: number };
+
 /** What the sender's thread answers: an outcome for each delivery, in order. */
 export interface SentBatch {
   batch: number;
-  outcomes: Attempt[];
+  outcomes: Outcome[];
 }
 
 interface Pending {
-  resolve(outcomes: Attempt[]): void;
+  resolve(outcomes: Outcome[]): void;
   reject(error: Error): void;
 }
 
@@ -58,7 +61,7 @@ export class SenderThread {
   constructor(private readonly settings: SenderSettings) {}
 
   /** Each delivery's outcome, in order; rejects only when the thread dies before answering. */
-  send(deliveries: Sendable[]): Promise<Attempt[]> {
+  send(deliveries: Sendable[]): Promise<Outcome[]> {
     if (deliveries.length === 0) return Promise.resolve([]);
     const thread = (this.thread ??= this.start());
     const batch = ++this.nextBatch;

@@ -404,8 +404,8 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
           `WITH ${firstAttemptsRecorded(1)} SELECT 1`,
           firstAttemptsParameters({ seqs: outcomes.map(() => event!.seq), outcomes: outcomes.map((outcome) => ({ attempt, ...outcome })) }),
         );
-      const failed = { status: "pending", responseStatus: 503, error: "answered 503", retryMs: 60_000 } as const;
-      const delivered = { status: "delivered", responseStatus: 204, error: null, retryMs: 0 } as const;
+      const failed = { status: "pending", responseStatus: 503, error: "answered 503", retryMs: 60_000, at: Date.now() } as const;
+      const delivered = { status: "delivered", responseStatus: 204, error: null, retryMs: 0, at: Date.now() } as const;
       // three rounds' outcomes recorded in one statement (each attempted before any was recorded), then a fourth's
       await record(failed, delivered, delivered);
       await record(failed);
@@ -542,6 +542,27 @@ describe.skipIf(databaseUnavailable())("webhooks: the sender's thread dying mid-
     await listening;
     expect(heard, "published once, though taken twice").toEqual([`memory.created ${memory.body.id}`]);
   }, 30_000);
+});
+
+describe.skipIf(databaseUnavailable())("webhooks: a slow endpoint beside a fast one", () => {
+  const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: "1500" });
+
+  it("dates each delivery by its own answer, not by the slower endpoint's of the same round", async () => {
+    const [fast, slow] = [await receiver(), await receiver()];
+    slow.behaviour = () => "hang"; // answered only by the timeout, 1.5 s after the round's attempts began
+    const { id } = await register(suite.user, fast.url, ["memory.created"]);
+    await register(suite.user, slow.url, ["memory.created"]);
+    expect((await suite.user.api.post("/api/v1/memory", { content: "timed" })).status).toBe(201);
+    await fast.waitForAccepted(1);
+    const answered = Date.now();
+    let deliveredAt = Number.NaN;
+    await until(async () => {
+      const [item] = (await suite.user.api.graphql(LISTED, { id })).body.data.webhookDeliveries.items;
+      deliveredAt = item?.deliveredAt ? Date.parse(item.deliveredAt) : Number.NaN;
+      return !Number.isNaN(deliveredAt);
+    });
+    expect(Math.abs(deliveredAt - answered)).toBeLessThan(500);
+  });
 });
 
 describe.skipIf(databaseUnavailable())("webhooks: kill -9 between commit and delivery", () => {

@@ -31,15 +31,23 @@ describe("the webhook sender's thread", () => {
     const sender = new SenderThread({ timeoutMs: 5_000, allowPrivate: true, ...settings });
     const receiver = await WebhookReceiver.start();
     cleanup.push(() => sender.close(), () => receiver.close());
-    return { sender, receiver };
+    // the outcomes without their times, each time checked to fall while the batch was under way
+    const send = async (deliveries: Sendable[]) => {
+      const from = Date.now();
+      const outcomes = await sender.send(deliveries);
+      const to = Date.now();
+      for (const { at } of outcomes) expect(at >= from && at <= to, `${at} within ${from}..${to}`).toBe(true);
+      return outcomes.map(({ at: _, ...outcome }) => outcome);
+    };
+    return { sender, receiver, send };
   };
 
   it("signs and sends a batch, answering each delivery's outcome in order", async () => {
-    const { sender, receiver } = await started();
+    const { receiver, send } = await started();
     receiver.behaviour = () => 204;
     const [first, second] = [delivery(receiver.url), delivery(receiver.url)];
     const refused = delivery("http://127.0.0.1:9/closed");
-    expect(await sender.send([first!, refused, second!])).toEqual([
+    expect(await send([first!, refused, second!])).toEqual([
       { ok: true, status: 204 },
       expect.objectContaining({ ok: false, status: null }),
       { ok: true, status: 204 },
@@ -51,16 +59,16 @@ describe("the webhook sender's thread", () => {
   });
 
   it("signs with the previous secret as well while it is given", async () => {
-    const { sender, receiver } = await started();
+    const { receiver, send } = await started();
     const sent = { ...delivery(receiver.url), previous_secret: secret() };
-    expect(await sender.send([sent])).toEqual([{ ok: true, status: 204 }]);
+    expect(await send([sent])).toEqual([{ ok: true, status: 204 }]);
     expect(WebhookReceiver.verify(sent.previous_secret, receiver.accepted[0]!)).toEqual(JSON.parse(sent.payload));
   });
 
   it("refuses loopback, as an address and as a name that resolves to it, unless private addresses are allowed", async () => {
-    const { sender, receiver } = await started({ allowPrivate: false });
+    const { receiver, send } = await started({ allowPrivate: false });
     const named = receiver.url.replace("127.0.0.1", "localhost");
-    const outcomes = await sender.send([delivery(receiver.url), delivery(named)]);
+    const outcomes = await send([delivery(receiver.url), delivery(named)]);
     expect(outcomes).toEqual([
       { ok: false, status: null, error: "127.0.0.1 is not a public address" },
       { ok: false, status: null, error: "localhost resolves to a non-public address" },
@@ -69,9 +77,9 @@ describe("the webhook sender's thread", () => {
   });
 
   it("gives up on a receiver that does not answer within the timeout", async () => {
-    const { sender, receiver } = await started({ timeoutMs: 300 });
+    const { receiver, send } = await started({ timeoutMs: 300 });
     receiver.behaviour = () => "hang";
-    const [outcome] = await sender.send([delivery(receiver.url)]);
+    const [outcome] = await send([delivery(receiver.url)]);
     expect(outcome).toMatchObject({ ok: false, status: null });
   });
 
@@ -92,17 +100,17 @@ describe("the webhook sender's thread", () => {
       endless.closeAllConnections();
       await new Promise((resolve) => endless.close(resolve));
     });
-    const { sender } = await started({ timeoutMs: 5_000 });
+    const { send } = await started({ timeoutMs: 5_000 });
     const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hook`;
     const begun = performance.now();
-    expect(await sender.send([delivery(url)])).toEqual([{ ok: true, status: 200 }]);
-    expect(await sender.send([delivery(url)])).toEqual([{ ok: true, status: 200 }]);
+    expect(await send([delivery(url)])).toEqual([{ ok: true, status: 200 }]);
+    expect(await send([delivery(url)])).toEqual([{ ok: true, status: 200 }]);
     // well within the timeout: the answers were cut short, not read until it
     expect(performance.now() - begun).toBeLessThan(2_500);
   });
 
   it("fails the batches of a thread that dies mid-batch, and sends the next batch from a new one", async () => {
-    const { sender, receiver } = await started();
+    const { sender, receiver, send } = await started();
     receiver.behaviour = () => "hang";
     const sending = sender.send([delivery(receiver.url), delivery(receiver.url)]);
     await until(() => receiver.attempts.length === 2);
@@ -110,7 +118,7 @@ describe("the webhook sender's thread", () => {
     await expect(sending).rejects.toThrow(/sender thread stopped/);
     receiver.behaviour = () => 200;
     const again = delivery(receiver.url);
-    expect(await sender.send([again])).toEqual([{ ok: true, status: 200 }]);
+    expect(await send([again])).toEqual([{ ok: true, status: 200 }]);
     expect(receiver.accepted.map((d) => d.headers["webhook-id"])).toEqual([again.id]);
   });
 });
