@@ -149,7 +149,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
 function endpoints(config: Config, logger: Logger, services: Services, rateLimit: RateLimit, metrics: Metrics, now?: () => Date) {
   const schema = getSchema();
   const router = createRouter(now);
-  const eventStreams = new EventStreams();
+  const eventStreams = new EventStreams(config.http.maxEventStreamsPerUser);
   const deps = {
     config,
     logger,

@@ -75,6 +75,7 @@ const schema = z.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(30),
   HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: int(1, 3600).default(5),
   HTTP_MAX_CONNECTIONS: int(1).default(1024),
+  HTTP_MAX_EVENT_STREAMS_PER_USER: int(1).default(100),
 
   GRAPHIQL: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.default(true),
@@ -123,6 +124,8 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
   /** Connections beyond this are refused at once. */
   maxConnections: number;
+  /** Subscriptions' event streams one user may hold open on this instance at once. */
+  maxEventStreamsPerUser: number;
 }
 
 /** The duplicate guard on creates (src/domain/dedupe.ts). */
@@ -256,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
       maxConnections: e.HTTP_MAX_CONNECTIONS,
+      maxEventStreamsPerUser: e.HTTP_MAX_EVENT_STREAMS_PER_USER,
     },
     graphiql: e.GRAPHIQL,
     introspection: e.GRAPHQL_INTROSPECTION,

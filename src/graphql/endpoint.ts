@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import type { IdempotencyService } from "../domain/idempotency.ts";
 import { AppError, invalid } from "../errors.ts";
 import { bodyText, readBody } from "../transport/body.ts";
-import { EventStreams, isEventStream, wantsEventStream } from "../transport/event-stream.ts";
+import { discardEventStream, EventStreams, isEventStream, wantsEventStream } from "../transport/event-stream.ts";
 import type { Exchange } from "../transport/exchange.ts";
 import { idempotent } from "../transport/idempotent.ts";
 import { bufferedReply, requireReadMethod, type Reply } from "../transport/reply.ts";
@@ -56,17 +56,14 @@ export function createGraphQLEndpoint({ config, idempotency, yoga, contextFor, e
         // text/event-stream or by accepting anything (*/*, or no Accept at all)
         const response = await yoga.fetch(url, init, context);
         if (!isEventStream(response)) return bufferedReply(response);
-        await eventStreams.send(res, response);
+        await eventStreams.send(res, response, context.principal.userId);
         return undefined;
       }
       if (wantsEventStream(req.headers.accept)) throw invalid("Idempotency-Key", "cannot be used with Accept: text/event-stream");
       return idempotent(idempotency, req, context.principal, body, "written", async () => {
         const response = await yoga.fetch(url, init, context);
         if (!isEventStream(response)) return bufferedReply(response);
-        // ends the subscription: Yoga's stream starts it at the first read, and cannot be cancelled before
-        const reader = response.body?.getReader();
-        await reader?.read();
-        await reader?.cancel();
+        await discardEventStream(response);
         throw invalid("Idempotency-Key", "cannot be used with a subscription");
       });
     },

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { AppError } from "../errors.ts";
 
 export const wantsEventStream = (accept: string | undefined): boolean => accept?.includes("text/event-stream") ?? false;
 
@@ -6,14 +7,46 @@ export const isEventStream = (response: Response): boolean =>
   response.headers.get("content-type")?.startsWith("text/event-stream") ?? false;
 
 /**
+ * Ends a subscription's stream before it is sent: Yoga's stream starts the subscription at its first read, and
+ * cannot be cancelled before.
+ */
+export async function discardEventStream(response: Response): Promise<void> {
+  const reader = response.body?.getReader();
+  await reader?.read();
+  await reader?.cancel();
+}
+
+/**
  * Server-Sent Event responses in progress (GraphQL subscriptions): written to the socket as each event comes,
  * never buffered (nor compressed, which would hold events back), and ended when the server drains rather than
- * waited for, since they last as long as the client stays.
+ * waited for, since they last as long as the client stays. Each user holds at most `maxPerUser` at once: every
+ * stream holds a socket and a subscription to the user's events, which HTTP_MAX_CONNECTIONS alone would let one
+ * key take for all.
  */
 export class EventStreams {
   private readonly open = new Set<() => void>();
+  private readonly perUser = new Map<string, number>();
 
-  async send(res: ServerResponse, response: Response): Promise<void> {
+  constructor(private readonly maxPerUser: number) {}
+
+  /** Sends `response` to `res` as its events come, or refuses it (429) when `userId` holds maxPerUser already. */
+  async send(res: ServerResponse, response: Response, userId: string): Promise<void> {
+    const held = this.perUser.get(userId) ?? 0;
+    if (held >= this.maxPerUser) {
+      await discardEventStream(response);
+      throw new AppError("RATE_LIMITED", `A user may hold at most ${this.maxPerUser} event streams open at once; close one first`);
+    }
+    this.perUser.set(userId, held + 1);
+    try {
+      await this.stream(res, response);
+    } finally {
+      const left = (this.perUser.get(userId) ?? 1) - 1;
+      if (left > 0) this.perUser.set(userId, left);
+      else this.perUser.delete(userId);
+    }
+  }
+
+  private async stream(res: ServerResponse, response: Response): Promise<void> {
     const headers = Object.fromEntries(response.headers);
     res.writeHead(response.status, { ...headers, "cache-control": "no-cache, no-transform" });
     res.flushHeaders();

@@ -161,6 +161,37 @@ describe.skipIf(databaseUnavailable())("a long subscription", () => {
   });
 });
 
+describe.skipIf(databaseUnavailable())("open event streams per user", () => {
+  const suite = serverWithUser({ HTTP_MAX_EVENT_STREAMS_PER_USER: "2" });
+
+  it("refuses one more than HTTP_MAX_EVENT_STREAMS_PER_USER with 429, whatever the key, until one closes", async () => {
+    const first = await listen(suite.server, suite.user);
+    const second = await listen(suite.server, suite.user);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const sameUser = await suite.server.newUser(suite.user.handle);
+    expect(sameUser.userId).toBe(suite.user.userId);
+    const third = await fetch(`${suite.server.url}/graphql`, {
+      method: "POST",
+      headers: { accept: "text/event-stream", "content-type": "application/json", authorization: `Bearer ${sameUser.key}` },
+      body: JSON.stringify({ query: MEMORY_EVENTS }),
+    });
+    expect(third.status).toBe(429);
+    expect(await third.json()).toMatchObject({ errors: [{ extensions: { code: "RATE_LIMITED" } }] });
+    // another user's streams are their own
+    expect((await listen(suite.server, await suite.server.newUser())).status).toBe(200);
+    // the refused stream left no subscription behind, and the open ones still carry events
+    const { id } = await remember(suite.user, { content: "two streams" });
+    expect((await second.nth(0, 1000)).data.memoryEvents.memoryId).toBe(id);
+    first.close();
+    let again = await listen(suite.server, suite.user);
+    for (let tries = 0; again.status === 429 && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await listen(suite.server, suite.user);
+    }
+    expect(again.status, "a stream closed frees its place").toBe(200);
+  });
+});
+
 describe.skipIf(databaseUnavailable())("subscriptions when the server stops", () => {
   const database = suiteDatabase();
 

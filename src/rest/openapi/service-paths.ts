@@ -68,10 +68,11 @@ export function servicePaths(config: Config): Record<string, PathItem> {
   const failures = {
     "400": graphqlFailure("The operation does not parse or validate, or an argument is invalid.", counted),
     "401": graphqlFailure("No API key, or an unknown or revoked one (extensions.code UNAUTHORIZED).", requestIdHeader()),
-    "429": graphqlFailure("Over the key's rate limit; Retry-After says when to try again.", {
-      ...counted,
-      "Retry-After": ref("headers", "Retry-After"),
-    }),
+    "429": graphqlFailure(
+      "Over the key's rate limit, Retry-After saying when to try again; or a subscription while the user holds " +
+        "HTTP_MAX_EVENT_STREAMS_PER_USER event streams open (no Retry-After: when one closes).",
+      { ...counted, "Retry-After": ref("headers", "Retry-After") },
+    ),
   };
   return {
     "/graphql": {
