@@ -20,6 +20,8 @@ export class WebhookReceiver {
   /** The attempts it answered with a 2xx. */
   readonly accepted: Delivery[] = [];
   behaviour: Behaviour = () => 204;
+  /** How long it takes to answer an attempt, after reading it. */
+  answerAfterMs = 0;
   /** Attempts by webhook-id: counted as they come (a test may send hundreds; a scan of `attempts` each would grow). */
   private readonly attemptsOf = new Map<string, number>();
   private readonly hanging = new Set<ServerResponse>();
@@ -51,6 +53,7 @@ export class WebhookReceiver {
       this.hanging.add(res);
       return;
     }
+    if (this.answerAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, this.answerAfterMs));
     if (answer >= 200 && answer < 300) this.accepted.push(delivery);
     res.writeHead(answer).end();
   }

@@ -15,17 +15,22 @@ import {
   type FirstOutcome,
 } from "./due-delivery.ts";
 import { HeldClaims } from "./held-claims.ts";
-import type { Attempt } from "./send.ts";
-import { SenderThread } from "./sender.ts";
+import { isUnsent, SenderThread, type Outcome } from "./sender.ts";
 
 // deliveries sent at once by one instance
 const CLAIM_LIMIT = 64;
 // retries fall due, and other instances queue deliveries, without telling this one
 const POLL_MS = 1000;
 const PURGE_MS = 60 * 60_000;
-// an attempt whose outcome was never recorded (its instance died) is made again this long after it began
+// an attempt whose outcome was never recorded (its instance died) is made again this long after its batch reached
+// the sender, beyond the two timeouts a batch takes at most (sender-thread.ts)
 const LEASE_MARGIN_MS = 5_000;
 const RETENTION = "7 days";
+
+/** A retry claimed, with when the attempt before it was made: restored if it cannot be made after all (unsent). */
+interface ClaimedRetry extends DueDelivery {
+  previous_attempt_at: Date | string | null;
+}
 
 /**
  * Sends webhook deliveries, signed as Standard Webhooks has it, from a thread of their own (SenderThread), and
@@ -55,7 +60,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     private readonly logger: Logger,
   ) {
     super(POLL_MS, { choreMs: PURGE_MS });
-    this.leaseMs = settings.timeoutMs + LEASE_MARGIN_MS;
+    this.leaseMs = 2 * settings.timeoutMs + LEASE_MARGIN_MS;
     this.held = db.kind === "pglite" ? new HeldClaims(this.leaseMs) : undefined;
     this.sender = new SenderThread({ timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
   }
@@ -84,12 +89,13 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     const outcomes = attempts.map((attempt, i): FirstOutcome => {
       const outcome = sent[i]!;
       const { at } = outcome;
-      if (outcome.ok) return { attempt, status: "delivered", responseStatus: outcome.status, error: null, retryMs: 0, at };
+      if (isUnsent(outcome)) return { attempt, attempted: false, status: "pending", responseStatus: null, error: null, retryMs: 0, at };
+      if (outcome.ok) return { attempt, attempted: true, status: "delivered", responseStatus: outcome.status, error: null, retryMs: 0, at };
       const status = maxAttempts <= 1 ? "failed" : "pending";
-      return { attempt, status, responseStatus: outcome.status, error: outcome.error, retryMs: retryBaseMs, at };
+      return { attempt, attempted: true, status, responseStatus: outcome.status, error: outcome.error, retryMs: retryBaseMs, at };
     });
     const failures = outcomes.flatMap(({ attempt, error }) => (error === null ? [] : [{ webhookId: attempt.webhook_id, error }]));
-    if (failures.length === 0) {
+    if (outcomes.every(({ status }) => status === "delivered")) {
       this.unrecorded.seqs.push(...seqs);
       this.unrecorded.outcomes.push(...outcomes);
       this.attemptedListener();
@@ -97,21 +103,22 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     }
     await this.recordFirst({ seqs, outcomes });
     for (const { webhookId, error } of failures) await this.endpointFailed(webhookId, error);
+    if (outcomes.some(({ attempted }) => !attempted)) this.wake();
   }
 
   protected async work(): Promise<number> {
     let found = 0;
     try {
-      let due: DueDelivery[];
+      let due: ClaimedRetry[];
       do {
-        due = await this.db.sql.query<DueDelivery>(
+        due = await this.db.sql.query<ClaimedRetry>(
           `UPDATE webhook_deliveries d
               SET attempts = d.attempts + 1, last_attempt_at = now(), next_attempt_at = now() + $2 * interval '1 millisecond'
-             FROM webhooks w
-            WHERE w.id = d.webhook_id
-              AND d.id IN (SELECT x.id FROM webhook_deliveries x WHERE x.status = 'pending' AND x.next_attempt_at <= now()
-                            ORDER BY x.next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING d.id, d.payload, d.attempts, ${ENDPOINT_COLUMNS}`,
+             FROM webhooks w,
+                  (SELECT x.id, x.last_attempt_at FROM webhook_deliveries x WHERE x.status = 'pending' AND x.next_attempt_at <= now()
+                    ORDER BY x.next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED) p
+            WHERE w.id = d.webhook_id AND d.id = p.id
+          RETURNING d.id, d.payload, d.attempts, p.last_attempt_at AS previous_attempt_at, ${ENDPOINT_COLUMNS}`,
           [CLAIM_LIMIT, this.leaseMs],
         );
         found += due.length;
@@ -138,12 +145,25 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     this.unrecorded.outcomes.unshift(...outcomes);
   }
 
-  /** Sends claimed retries at once and records their outcomes: the successes together. */
-  private async sendAll(due: DueDelivery[]): Promise<void> {
+  /**
+   * Sends claimed retries at once and records their outcomes: the successes together, and those that could not be
+   * made (unsent) put back as they were, due at once.
+   */
+  private async sendAll(due: ClaimedRetry[]): Promise<void> {
     const sent = await this.sender.send(due);
     const outcomes = due.map((delivery, i) => ({ delivery, outcome: sent[i]! }));
     await this.delivered(outcomes.flatMap(({ delivery, outcome }) => (outcome.ok ? [{ id: delivery.id, status: outcome.status, at: outcome.at }] : [])));
-    for (const { delivery, outcome } of outcomes) if (!outcome.ok) await this.failed(delivery, outcome);
+    await this.putBack(outcomes.flatMap(({ delivery, outcome }) => (isUnsent(outcome) ? [delivery] : [])));
+    for (const { delivery, outcome } of outcomes) if (!outcome.ok && !isUnsent(outcome)) await this.failed(delivery, outcome);
+  }
+
+  private async putBack(unsent: ClaimedRetry[]): Promise<void> {
+    if (unsent.length === 0) return;
+    await this.db.sql.query(
+      `UPDATE webhook_deliveries d SET attempts = d.attempts - 1, last_attempt_at = r.previous, next_attempt_at = now()
+         FROM unnest($1::uuid[], $2::timestamptz[]) AS r(id, previous) WHERE d.id = r.id`,
+      [unsent.map(({ id }) => id), unsent.map(({ previous_attempt_at }) => (previous_attempt_at === null ? null : new Date(previous_attempt_at).toISOString()))],
+    );
   }
 
   /** Recorded together, the endpoints' failing streaks ended with them: one statement for a whole round. */
@@ -159,7 +179,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     this.held?.release(attempted.seqs);
   }
 
-  private async failed(delivery: DueDelivery, outcome: Extract<Attempt, { ok: false }>): Promise<void> {
+  private async failed(delivery: DueDelivery, outcome: Extract<Outcome, { error: string }>): Promise<void> {
     const { maxAttempts, retryBaseMs } = this.settings;
     const last = delivery.attempts >= maxAttempts;
     await this.db.sql.query(

@@ -39,6 +39,8 @@ export interface Delivered {
 /** A first attempt's outcome, as its delivery's row is written. */
 export interface FirstOutcome {
   attempt: FirstAttempt;
+  /** False when it could not be made (unsent, sender.ts): pending, due at once, and no attempt counted. */
+  attempted: boolean;
   status: "delivered" | "pending" | "failed";
   responseStatus: number | null;
   error: string | null;
@@ -84,18 +86,20 @@ export function firstAttemptsRecorded(first: number): string {
   return `taken_out AS (
      DELETE FROM events WHERE seq = ANY(${$(0)}::bigint[]) RETURNING id
    ), attempted AS (
-     -- a delivery attempted by two rounds (its claim lapsed) and recorded at once: once, a success first
+     -- a delivery attempted by two rounds (its claim lapsed) and recorded at once: once, a success first, then an attempt
      SELECT DISTINCT ON (r.id) r.*
        FROM unnest(${$(1)}::uuid[], ${$(2)}::uuid[], ${$(3)}::uuid[], ${$(4)}::text[], ${$(5)}::text[], ${$(6)}::text[],
-                   ${$(7)}::int[], ${$(8)}::text[], ${$(9)}::float8[], ${$(10)}::timestamptz[], ${$(11)}::timestamptz[])
-            AS r(id, webhook_id, event_id, event_type, payload, status, response_status, last_error, retry_ms, created_at, at)
+                   ${$(7)}::int[], ${$(8)}::text[], ${$(9)}::float8[], ${$(10)}::timestamptz[], ${$(11)}::timestamptz[],
+                   ${$(12)}::int[])
+            AS r(id, webhook_id, event_id, event_type, payload, status, response_status, last_error, retry_ms, created_at, at, attempts)
        JOIN webhooks w ON w.id = r.webhook_id
-      ORDER BY r.id, r.status = 'delivered' DESC
+      ORDER BY r.id, r.status = 'delivered' DESC, r.attempts DESC
    ), recorded AS (
      INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, payload, status, attempts, last_attempt_at,
                                      next_attempt_at, response_status, last_error, delivered_at, created_at)
-     SELECT r.id, r.webhook_id, r.event_id, r.event_type, r.payload, r.status::webhook_delivery_status, 1, r.at,
-            r.at + r.retry_ms * interval '1 millisecond', r.response_status, r.last_error, NULL, r.created_at
+     SELECT r.id, r.webhook_id, r.event_id, r.event_type, r.payload, r.status::webhook_delivery_status, r.attempts,
+            CASE WHEN r.attempts > 0 THEN r.at END, r.at + r.retry_ms * interval '1 millisecond', r.response_status,
+            r.last_error, NULL, r.created_at
        FROM attempted r
       WHERE r.status <> 'delivered' AND r.event_id IN (SELECT id FROM taken_out)
      ON CONFLICT (id) DO NOTHING
@@ -130,6 +134,7 @@ export function firstAttemptsParameters({ seqs, outcomes }: FirstAttempts): unkn
     column((o) => o.retryMs),
     column((o) => o.attempt.event_created_at),
     column((o) => new Date(o.at).toISOString()),
+    column((o) => (o.attempted ? 1 : 0)),
   ];
 }
 

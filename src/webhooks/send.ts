@@ -6,14 +6,15 @@ export type Attempt = { ok: true; status: number } | { ok: false; status: number
 
 export interface SendOptions {
   allowPrivate: boolean;
-  /** Aborts the attempt, body included: one timer for a whole batch of them (a timer each cost ~30 µs of CPU). */
+  /** Aborts the attempt, connecting and body included: shared by the attempts that begin together (AttemptClock). */
   signal: AbortSignal;
 }
 
 // a receiver's answer is not read beyond its status: its body is discarded, and never more than this of it
 const MAX_RESPONSE_BYTES = 64 * 1024;
-// connections kept open to one origin: a busy endpoint would otherwise cost a TCP (and TLS) handshake a delivery
-const CONNECTIONS_PER_ORIGIN = 16;
+// connections kept open to one origin: a busy endpoint would otherwise cost a TCP (and TLS) handshake a delivery;
+// as many attempts are made to one origin at once (sender-thread.ts), the rest waiting their turn
+export const CONNECTIONS_PER_ORIGIN = 16;
 
 /**
  * Where deliveries' connections are made and kept, with the address guard in each connection's DNS lookup (so

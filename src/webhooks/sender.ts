@@ -22,8 +22,14 @@ export interface SendBatch {
   deliveries: Sendable[];
 }
 
-/** A delivery's outcome, and when it came (ms since the epoch): a round's outcomes are recorded together, later. */
-export type Outcome = Attempt & { at: number };
+/**
+ * A delivery's outcome, and when it came (ms since the epoch): a round's outcomes are recorded together, later.
+ * `unsent`: not attempted (its endpoint's connections stayed busy with the deliveries ahead of it), to be made later
+ * and not counted as an attempt.
+ */
+export type Outcome = (Attempt | { ok: false; unsent: true }) & { at: number };
+
+export const isUnsent = (outcome: Outcome): outcome is { ok: false; unsent: true; at: number } => "unsent" in outcome;
 
 /** What the sender's thread answers: an outcome for each delivery, in order. */
 export interface SentBatch {

@@ -25,6 +25,10 @@ const LISTED = /* GraphQL */ `
   }
 `;
 
+const LISTED_ALL = /* GraphQL */ `
+  query($id: ID!) { webhookDeliveries(webhookId: $id, limit: 100) { items { id status attempts lastError } } }
+`;
+
 async function receiver(): Promise<WebhookReceiver> {
   const started = await WebhookReceiver.start();
   onTestFinished(() => started.close());
@@ -404,8 +408,8 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
           `WITH ${firstAttemptsRecorded(1)} SELECT 1`,
           firstAttemptsParameters({ seqs: outcomes.map(() => event!.seq), outcomes: outcomes.map((outcome) => ({ attempt, ...outcome })) }),
         );
-      const failed = { status: "pending", responseStatus: 503, error: "answered 503", retryMs: 60_000, at: Date.now() } as const;
-      const delivered = { status: "delivered", responseStatus: 204, error: null, retryMs: 0, at: Date.now() } as const;
+      const failed = { attempted: true, status: "pending", responseStatus: 503, error: "answered 503", retryMs: 60_000, at: Date.now() } as const;
+      const delivered = { attempted: true, status: "delivered", responseStatus: 204, error: null, retryMs: 0, at: Date.now() } as const;
       // three rounds' outcomes recorded in one statement (each attempted before any was recorded), then a fourth's
       await record(failed, delivered, delivered);
       await record(failed);
@@ -541,6 +545,26 @@ describe.skipIf(databaseUnavailable())("webhooks: the sender's thread dying mid-
     await feed.return?.();
     await listening;
     expect(heard, "published once, though taken twice").toEqual([`memory.created ${memory.body.id}`]);
+  }, 30_000);
+});
+
+describe.skipIf(databaseUnavailable())("webhooks: a burst for a slow endpoint", () => {
+  const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: "1000" });
+
+  it("delivers each of 100 events on its first attempt: waiting for a connection is not timed, nor counted", async () => {
+    const hook = await receiver();
+    hook.answerAfterMs = 400; // 16 connections: 4 turns fit in the first round's second, 7 are needed
+    const { id } = await register(suite.user, hook.url, ["memory.created"]);
+    const batch = await suite.user.api.post("/api/v1/memory/batch", Array.from({ length: 100 }, (_, i) => ({ content: `burst ${i}` })));
+    expect(batch.body.summary, batch.text).toMatchObject({ successful: 100 });
+    await hook.waitForAccepted(100, 20_000);
+    let items: { id: string; status: string; attempts: number; lastError: string | null }[] = [];
+    await until(async () => {
+      ({ items } = (await suite.user.api.graphql(LISTED_ALL, { id })).body.data.webhookDeliveries);
+      return items.length === 100 && items.every((item) => item.status === "delivered");
+    });
+    expect(items.every((item) => item.attempts === 1 && item.lastError === null)).toBe(true);
+    expect(hook.attempts, "each sent once").toHaveLength(100);
   }, 30_000);
 });
 

@@ -83,6 +83,20 @@ describe("the webhook sender's thread", () => {
     expect(outcome).toMatchObject({ ok: false, status: null });
   });
 
+  it("times each attempt from its turn at the endpoint's 16 connections, and hands back unsent what cannot begin in time", async () => {
+    const { receiver, send } = await started({ timeoutMs: 1_000 });
+    receiver.answerAfterMs = 400;
+    const batch = Array.from({ length: 64 }, () => delivery(receiver.url));
+    const begun = performance.now();
+    const outcomes = await send(batch);
+    // turns begin at about 0, 400 and 800 ms: the third's attempts end past the batch's first second, each within
+    // its own; the fourth's would begin at 1 200, after the second the batch gives its deliveries to begin
+    expect(outcomes.slice(0, 48)).toEqual(Array.from({ length: 48 }, () => ({ ok: true, status: 204 })));
+    expect(outcomes.slice(48)).toEqual(Array.from({ length: 16 }, () => ({ ok: false, unsent: true })));
+    expect(performance.now() - begun).toBeGreaterThan(1_150);
+    expect(receiver.attempts.map((d) => d.headers["webhook-id"])).toEqual(batch.slice(0, 48).map(({ id }) => id));
+  });
+
   it("reads no more than 64 KB of an answer, and sends the next delivery over a new connection", async () => {
     // a receiver that answers 200 with a body that never ends
     const endless = createServer((req, res) => {
