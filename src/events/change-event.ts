@@ -19,6 +19,11 @@ export interface ChangeEvent {
   objectId: string;
   /** The thread the change concerns: the thread itself, or the memory's (see the events migration). */
   threadId: string | null;
+  /**
+   * The memory's thread before the change, when the change moved it (to another thread or out of any); absent from
+   * events of instances older than it.
+   */
+  previousThreadId?: string | null;
   /** When the change was made (its transaction's start), ISO 8601. */
   timestamp: string;
   /** The object as GraphQL shows it; null for a delete. */

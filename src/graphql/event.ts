@@ -44,6 +44,10 @@ const MemoryEvent = builder.objectRef<ChangeEvent>("MemoryEvent").implement({
       nullable: true,
       description: "The memory's thread after the change, or before it when the change took the memory out of it.",
     }),
+    previousThreadId: t.exposeID("previousThreadId", {
+      nullable: true,
+      description: "The memory's thread before the change, when the change moved it to another thread or out of any.",
+    }),
   }),
 });
 
@@ -63,7 +67,7 @@ function eventsOf(
   const stray = [...wanted].find((type) => !family.includes(type));
   if (stray) throw invalid("types", `${stray} is not one of ${family.join(", ")}`);
   if (threadId != null && !isUuid(threadId)) throw invalid("threadId", "must be a thread id");
-  const events = services.events.subscribe(principal.userId, (event) => wanted.has(event.type) && (threadId == null || event.threadId === threadId));
+  const events = services.events.subscribe(principal.userId, (event) => wanted.has(event.type) && (threadId == null || event.threadId === threadId || event.previousThreadId === threadId));
   return whileStanding(events, () => services.apiKeys.stands(principal.keyId));
 }
 
@@ -107,7 +111,7 @@ builder.subscriptionFields((t) => {
       MemoryEvent,
       MEMORY_EVENT_TYPES,
       "Changes to your memories as they are committed (over Server-Sent Events: POST /graphql with Accept: text/event-stream).",
-      "Only memories of this thread.",
+      "Only memories of this thread, and those a change moved out of it (previousThreadId).",
     ),
     threadEvents: eventsOfFamily(ThreadEvent, THREAD_EVENT_TYPES, "Changes to your threads as they are committed.", "Only this thread."),
   };

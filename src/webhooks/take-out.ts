@@ -26,6 +26,7 @@ interface EventRow {
   user_id: string;
   object_id: string;
   thread_id: string | null;
+  previous_thread_id: string | null;
   data: JsonObject | null;
   created_at: Date | string;
   /** False when an earlier claim of it lapsed: it was published then. */
@@ -69,10 +70,10 @@ export async function takeOut(
   const lapsedSeqs = scope?.lapsed.length ? [scope.lapsed] : [];
   const lapsed = lapsedSeqs.length ? `OR e.seq = ANY($${3 + recordingParameters.length}::bigint[])` : "";
   const claiming = held
-    ? `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, true AS claimed
+    ? `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.previous_thread_id, e.data, e.created_at, p.unpublished, true AS claimed
          FROM events e JOIN picked p ON e.seq = p.seq WHERE p.wanted`
     : `UPDATE events e SET claimed_until = now() + $2 * interval '1 millisecond' FROM picked p WHERE e.seq = p.seq AND p.wanted
-       RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, true AS claimed`;
+       RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.previous_thread_id, e.data, e.created_at, p.unpublished, true AS claimed`;
   const rows = await sql.query<EventRow | DeliveryRow>(
     `WITH ${recording ? `${firstAttemptsRecorded(3)},` : ""} picked AS (
        SELECT e.seq, e.claimed_until IS NULL AS unpublished,
@@ -82,7 +83,7 @@ export async function takeOut(
         ORDER BY e.seq LIMIT $1 ${held ? "" : "FOR UPDATE OF e SKIP LOCKED"}
      ), dropped AS (
        DELETE FROM events e USING picked p WHERE e.seq = p.seq AND NOT p.wanted
-       RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.data, e.created_at, p.unpublished, false AS claimed
+       RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.previous_thread_id, e.data, e.created_at, p.unpublished, false AS claimed
      ), claimed AS (
        ${claiming}
      ), taken AS (
@@ -90,7 +91,7 @@ export async function takeOut(
      )
      SELECT t.*, NULL::uuid AS delivery_id, NULL::uuid AS webhook_id, NULL AS url, NULL AS secret, NULL AS previous_secret FROM taken t
      UNION ALL
-     SELECT NULL, c.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, md5(c.id::text || w.id::text)::uuid, ${ENDPOINT_COLUMNS}
+     SELECT NULL, c.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, md5(c.id::text || w.id::text)::uuid, ${ENDPOINT_COLUMNS}
        FROM claimed c JOIN webhooks w ON w.user_id = c.user_id AND w.enabled AND c.type = ANY(w.events)`,
     [limit, scope ? scope.after : leaseMs, ...recordingParameters, ...lapsedSeqs],
   );
@@ -119,6 +120,7 @@ function eventOf(row: EventRow): ChangeEvent {
     userId: row.user_id,
     objectId: row.object_id,
     threadId: row.thread_id,
+    previousThreadId: row.previous_thread_id,
     timestamp: new Date(row.created_at).toISOString(),
     data: row.data,
   };

@@ -17,7 +17,7 @@ const withRedis = await redisAvailable("THE CROSS-INSTANCE SUBSCRIPTION TESTS");
 
 const MEMORY_EVENTS = /* GraphQL */ `
   subscription Memories($types: [EventType!], $threadId: ID) {
-    memoryEvents(types: $types, threadId: $threadId) { id type timestamp memoryId threadId data }
+    memoryEvents(types: $types, threadId: $threadId) { id type timestamp memoryId threadId previousThreadId data }
   }
 `;
 const THREAD_EVENTS = /* GraphQL */ `subscription { threadEvents { type threadId data } }`;
@@ -84,6 +84,23 @@ describe.skipIf(databaseUnavailable())("GraphQL subscriptions over Server-Sent E
       expect((await who.api.delete(`/api/v1/memories/${inThread.id}`)).status).toBe(200);
       const { data } = await deletes.nth(0);
       expect(data.memoryEvents).toMatchObject({ type: "MEMORY_DELETED", memoryId: inThread.id, threadId: thread.id, data: null });
+    });
+
+    it("tells a thread's subscribers of a memory moved out of it, to another thread or to none", async () => {
+      const who = await suite.server.newUser();
+      const [from, to] = await Promise.all(["From", "To"].map(async (title) => ((await who.api.post("/api/v1/threads", { title })).body as { id: string }).id));
+      const [leaving, arriving] = [await listen(suite.server, who, MEMORY_EVENTS, { threadId: from }), await listen(suite.server, who, MEMORY_EVENTS, { threadId: to })];
+      const moved = await remember(who, { content: "moves", thread_id: from });
+      expect((await who.api.patch(`/api/v1/memories/${moved.id}`, { thread_id: to })).status).toBe(200);
+      const move = { type: "MEMORY_UPDATED", memoryId: moved.id, threadId: to, previousThreadId: from };
+      expect((await leaving.nth(1)).data.memoryEvents).toMatchObject(move);
+      expect((await arriving.nth(0)).data.memoryEvents).toMatchObject({ ...move, data: { threadId: to } });
+      expect((await who.api.patch(`/api/v1/memories/${moved.id}`, { thread_id: null })).status).toBe(200);
+      expect((await arriving.nth(1)).data.memoryEvents).toMatchObject({ type: "MEMORY_UPDATED", threadId: to, previousThreadId: to });
+      expect((await who.api.patch(`/api/v1/memories/${moved.id}`, { tags: ["still in no thread"] })).status).toBe(200);
+      const unmoved = await remember(who, { content: "stays", thread_id: from });
+      expect((await leaving.nth(2)).data.memoryEvents).toMatchObject({ memoryId: unmoved.id, previousThreadId: null });
+      expect(arriving.received).toHaveLength(2);
     });
 
     it("refuses thread event types, with the error as the stream's payload", async () => {
