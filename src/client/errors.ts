@@ -13,6 +13,7 @@ export type ServerErrorCode =
   | "INVALID_JSON"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
+  | "NOT_ACCEPTABLE"
   | "IDEMPOTENCY_CONFLICT"
   | "GONE"
   | "PAYLOAD_TOO_LARGE"

@@ -28,6 +28,19 @@ export interface GraphQLEndpoint {
   asset(exchange: Exchange): Promise<undefined>;
 }
 
+/**
+ * Yoga answers an operation whose every possible answer the client's Accept refuses (a subscription to a client
+ * accepting only application/json) with an empty 406, and a request header (Accept) among its response headers.
+ */
+function requireAcceptable(response: Response): Response {
+  if (response.status !== 406) return response;
+  throw new AppError(
+    "NOT_ACCEPTABLE",
+    "The client accepts none of this operation's answers (Accept): a query or mutation is answered as application/json " +
+      "or application/graphql-response+json, a subscription as text/event-stream",
+  );
+}
+
 const graphiqlDisabled = () => new AppError("NOT_FOUND", "GraphiQL is disabled on this server");
 
 export function createGraphQLEndpoint({ config, idempotency, yoga, contextFor, eventStreams }: GraphQLEndpointDeps): GraphQLEndpoint {
@@ -55,14 +68,14 @@ export function createGraphQLEndpoint({ config, idempotency, yoga, contextFor, e
         // Yoga answers a subscription with Server-Sent Events when the client accepts them, by Accept:
         // text/event-stream or by accepting anything (*/*, or no Accept at all)
         const response = await yoga.fetch(url, init, context);
-        if (!isEventStream(response)) return bufferedReply(response);
+        if (!isEventStream(response)) return bufferedReply(requireAcceptable(response));
         await eventStreams.send(res, response, context.principal.userId);
         return undefined;
       }
       if (wantsEventStream(req.headers.accept)) throw invalid("Idempotency-Key", "cannot be used with Accept: text/event-stream");
       return idempotent(idempotency, req, context.principal, body, "written", async () => {
         const response = await yoga.fetch(url, init, context);
-        if (!isEventStream(response)) return bufferedReply(response);
+        if (!isEventStream(response)) return bufferedReply(requireAcceptable(response));
         await discardEventStream(response);
         throw invalid("Idempotency-Key", "cannot be used with a subscription");
       });

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { AppError } from "../errors.ts";
+import { leaveUncompressed } from "./uncompressed.ts";
 
 export const wantsEventStream = (accept: string | undefined): boolean => accept?.includes("text/event-stream") ?? false;
 
@@ -47,7 +48,9 @@ export class EventStreams {
   }
 
   private async stream(res: ServerResponse, response: Response): Promise<void> {
-    const headers = Object.fromEntries(response.headers);
+    // Yoga's "content-encoding: none" is no content-coding: the answer is kept from compression here instead
+    const headers = Object.fromEntries([...response.headers].filter(([name]) => name.toLowerCase() !== "content-encoding"));
+    leaveUncompressed(res);
     res.writeHead(response.status, { ...headers, "cache-control": "no-cache, no-transform" });
     res.flushHeaders();
     if (!response.body) return void res.end();

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 import Negotiator from "negotiator";
+import { leaveUncompressed } from "./uncompressed.ts";
 
 export interface StaticFile {
   type: string;
@@ -53,23 +54,26 @@ export class HashedAssets {
 }
 
 /**
- * Answers GET or HEAD with a file: 304 when the client holds it already (If-None-Match), else the smallest encoding
- * the client accepts among those made ahead of time.
+ * Answers GET or HEAD with a file: the smallest encoding the client accepts among those made ahead of time, each
+ * with an ETag of its own (a strong ETag names one representation, content-coding included); 304 when the client
+ * holds that one already (If-None-Match).
  */
 export function sendStatic(req: IncomingMessage, res: ServerResponse, file: StaticFile, headers: Record<string, string>): void {
-  const common = { ...headers, "content-type": file.type, etag: file.etag };
-  if (req.headers["if-none-match"]?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === file.etag)) {
+  const offered = (["br", "gzip"] as const).filter((encoding) => file[encoding] !== undefined);
+  const encoding = offered.length > 0 ? new Negotiator(req).encoding([...offered, "identity"]) : undefined;
+  const coded = encoding === "br" || encoding === "gzip" ? encoding : undefined;
+  const body = (coded && file[coded]) ?? file.identity;
+  const etag = body === file.identity ? file.etag : `${file.etag.slice(0, -1)}-${coded}"`;
+  const common = { ...headers, "content-type": file.type, etag, ...(offered.length > 0 ? { vary: "accept-encoding" } : {}) };
+  if (offered.length > 0) leaveUncompressed(res);
+  if (req.headers["if-none-match"]?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
     res.writeHead(304, common);
     res.end();
     return;
   }
-  const offered = (["br", "gzip"] as const).filter((encoding) => file[encoding] !== undefined);
-  const encoding = offered.length > 0 ? new Negotiator(req).encoding([...offered, "identity"]) : undefined;
-  const body = (encoding === "br" || encoding === "gzip" ? file[encoding] : undefined) ?? file.identity;
   res.writeHead(200, {
     ...common,
-    ...(offered.length > 0 ? { vary: "accept-encoding" } : {}),
-    ...(body !== file.identity ? { "content-encoding": encoding } : {}),
+    ...(body !== file.identity ? { "content-encoding": coded } : {}),
     "content-length": body.length,
   });
   res.end(req.method === "HEAD" ? undefined : body);

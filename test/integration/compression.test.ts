@@ -70,6 +70,15 @@ describe.runIf(databaseUnderTest() === "pglite")("compressed answers", () => {
       expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
       const held = await get(`${server.url}${file}`, { "if-none-match": String(plain.headers.etag) });
       expect([held.status, held.body.length]).toEqual([304, 0]);
+      // each encoding is a representation of its own: its own strong ETag, and a 304 for that one only
+      expect(new Set([plain, br, gzip].map((answer) => answer.headers.etag)).size).toBe(3);
+      const heldBr = { "if-none-match": String(br.headers.etag) };
+      expect((await get(`${server.url}${file}`, { ...heldBr, "accept-encoding": "br" })).status).toBe(304);
+      expect((await get(`${server.url}${file}`, { ...heldBr, "accept-encoding": "gzip" })).status).toBe(200);
+      // a client accepting no encoding made ahead of time gets the file as it is, not compressed again
+      const deflate = await get(`${server.url}${file}`, { "accept-encoding": "deflate" });
+      expect(deflate.headers["content-encoding"]).toBeUndefined();
+      expect(deflate.body.equals(plain.body)).toBe(true);
     }
     const script = files.find((file) => file.startsWith("/graphiql/graphiql-") && file.endsWith(".js"))!;
     const br = await get(`${server.url}${script}`, { "accept-encoding": "br" });
