@@ -109,9 +109,14 @@ export class HistoryService {
   /** Removes the history of memories deleted more than retentionDays ago; answers how many versions went. */
   async purge(): Promise<number> {
     const [row] = await this.db.sql.query<{ n: number | bigint }>(
-      `WITH gone AS (
-         DELETE FROM memory_versions WHERE memory_id IN (
-           SELECT memory_id FROM memory_versions WHERE action = 'deleted' AND changed_at < now() - $1 * interval '1 day')
+      // a user's history of an id ends at its last version: one stored again under the id since (an import of its
+      // export) goes on from that delete, and another user's memory may take the id; neither is purged with it
+      `WITH ended AS (
+         SELECT d.memory_id, d.user_id FROM memory_versions d
+          WHERE d.action = 'deleted' AND d.changed_at < now() - $1 * interval '1 day'
+            AND NOT EXISTS (SELECT 1 FROM memory_versions l WHERE l.memory_id = d.memory_id AND l.version > d.version AND l.user_id = d.user_id)
+       ), gone AS (
+         DELETE FROM memory_versions v USING ended e WHERE v.memory_id = e.memory_id AND v.user_id = e.user_id
          RETURNING 1)
        SELECT count(*) AS n FROM gone`,
       [this.retentionDays],

@@ -164,4 +164,26 @@ describe.skipIf(databaseUnavailable())("a memory's history", () => {
     expect((await history(gone.body.id)).total).toBe(0);
     expect((await history(kept.body.id)).total).toBe(1);
   });
+
+  it("keeps the history of a memory stored again under its id after an old delete (an import), and of another user's under that id", async () => {
+    const { api } = suite.user;
+    const memory = await api.request("POST", "/api/v1/memory", { json: { content: "restored from its export" } });
+    const exported = (await api.request("GET", "/api/v1/export")).text.split("\n").find((line) => line.includes(memory.body.id))!;
+    await api.request("DELETE", `/api/v1/memories/${memory.body.id}`);
+    const sql = suite.server.app.services.db.sql;
+    await sql.query("UPDATE memory_versions SET changed_at = changed_at - interval '31 days' WHERE memory_id = $1::uuid", [memory.body.id]);
+    const ndjson = { "content-type": "application/x-ndjson" };
+    expect((await api.post("/api/v1/import", undefined, { raw: `${exported}\n`, headers: ndjson })).status).toBe(200);
+    expect((await api.request("PATCH", `/api/v1/memories/${memory.body.id}`, { json: { tags: ["restored"] } })).status).toBe(200);
+    // another user's memory, deleted long ago, under an id this one takes afterwards
+    const other = await suite.server.newUser();
+    const theirs = await other.api.request("POST", "/api/v1/memory", { json: { content: "theirs, deleted" } });
+    await other.api.request("DELETE", `/api/v1/memories/${theirs.body.id}`);
+    await sql.query("UPDATE memory_versions SET changed_at = changed_at - interval '31 days' WHERE memory_id = $1::uuid", [theirs.body.id]);
+    const reused = exported.replace(memory.body.id, theirs.body.id);
+    expect((await api.post("/api/v1/import", undefined, { raw: `${reused}\n`, headers: ndjson })).status).toBe(200);
+    expect(await suite.server.app.services.history.purge()).toBe(2); // the other user's two versions
+    expect((await history(memory.body.id)).items.map((v: { action: string }) => v.action)).toEqual(["updated", "created", "deleted", "created"]);
+    expect((await history(theirs.body.id)).items.map((v: { action: string }) => v.action)).toEqual(["created"]);
+  });
 });
