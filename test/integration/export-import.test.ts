@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { request } from "node:http";
 import { countingEmbedder } from "../support/counting-embedder.ts";
 import type { HttpClient } from "../support/http.ts";
 import { databaseUnavailable, serverWithUser, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
@@ -272,5 +273,35 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     expect(head.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
     expect(head.text).toBe("");
     expect((await suite.server.client().get("/api/v1/export")).status).toBe(401);
+  });
+});
+
+describe.skipIf(databaseUnavailable())("an import past MAX_IMPORT_BYTES sent without Content-Length", () => {
+  // read in chunks of 64 KB: the limit falls in the fourth, after hundreds of lines stored
+  const suite = serverWithUser({ MAX_IMPORT_BYTES: "200000" });
+
+  it("stops where it passes the limit, and its 413 lists the lines stored before, as a 200 would", async () => {
+    const line = (i: number) => `${JSON.stringify({ content: `line ${i} ${"x".repeat(250)}` })}\n`;
+    const { status, body } = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(`${suite.server.url}/api/v1/import`, {
+        method: "POST",
+        headers: { ...NDJSON, authorization: `Bearer ${suite.user.key}` }, // chunked: the server learns the size as it reads
+      });
+      req.on("response", async (res) => {
+        let text = "";
+        for await (const chunk of res) text += chunk;
+        resolve({ status: res.statusCode!, body: JSON.parse(text) });
+      });
+      req.on("error", reject);
+      for (let i = 1; i <= 1100; i++) req.write(line(i));
+      req.end();
+    });
+    expect(status).toBe(413);
+    expect(body.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringContaining("the import stopped there") });
+    expect(body.results.length).toBeGreaterThan(0);
+    expect(body.results.every((result: Line) => result.status === "created")).toBe(true);
+    expect(body.created).toBe(body.results.length);
+    const stored = await suite.user.api.get("/api/v1/memory?limit=1");
+    expect(stored.body.total, "exactly the lines it lists are stored").toBe(body.results.length);
   });
 });

@@ -5,6 +5,7 @@ import { isPlainObject } from "../../domain/json.ts";
 import { AppError, invalid } from "../../errors.ts";
 import { isJsonContentType, parseJsonBody, readBody } from "../../transport/body.ts";
 import { NDJSON } from "../../transport/ndjson.ts";
+import { restError } from "../errors.ts";
 import { importLineOf, restImportResult } from "../export-wire.ts";
 import { exportLines, importNdjson, type RestImportResult } from "../portability.ts";
 import { boolParam, EXAMPLE_MEMORY, EXAMPLE_MEMORY_ID, type RouteDoc } from "../openapi/route-doc.ts";
@@ -93,7 +94,12 @@ const importDoc: RouteDoc = {
     },
   },
   errors: {
-    PAYLOAD_TOO_LARGE: { when: "The body is over MAX_IMPORT_BYTES (NDJSON) or MAX_BODY_BYTES (a JSON array).", example: "The request body must be at most 1073741824 bytes" },
+    PAYLOAD_TOO_LARGE: {
+      when:
+        "The body is over MAX_IMPORT_BYTES (NDJSON) or MAX_BODY_BYTES (a JSON array). NDJSON sent without Content-Length " +
+        "is read until it passes the limit: the answer then also lists the lines read before (summary and results, as a 200's).",
+      example: "The request body must be at most 1073741824 bytes",
+    },
   },
 };
 
@@ -118,7 +124,17 @@ export const importRecords: RestHandler = async ({ req, query, schema, context }
     if (Number(req.headers["content-length"]) > limits.maxTotalBytes) {
       throw new AppError("PAYLOAD_TOO_LARGE", `The request body must be at most ${limits.maxTotalBytes} bytes`);
     }
-    summary = await importNdjson(context.services, schema, author, req, (result) => results.push(result));
+    try {
+      summary = await importNdjson(context.services, schema, author, req, (result) => results.push(result));
+    } catch (error) {
+      // the import stores as it reads: a body sent without Content-Length that passes the limit is stopped there,
+      // and the lines stored before it are listed, as a 200 would list them (their retry skips them)
+      if (!(error instanceof AppError) || error.code !== "PAYLOAD_TOO_LARGE" || results.length === 0) throw error;
+      const stopped = { created: 0, updated: 0, skipped: 0, failed: 0 };
+      for (const { status } of results) stopped[status]++;
+      const message = `${error.message}: the import stopped there, after the ${results.length} lines that results lists`;
+      return { status: 413, body: { error: restError({ code: error.code, message }), ...stopped, results } };
+    }
   } else if (isJsonContentType(req)) {
     const items = arrayItems(req, limits.maxLineBytes, schema);
     summary = await imports.import(author, items, (result) => results.push(restImportResult(result)));
