@@ -17,7 +17,8 @@ export interface ExpiryInput {
  */
 export function expiryOf(input: ExpiryInput, now = Date.now()): Date | null | undefined {
   const { expiresAt, ttlSeconds } = input;
-  if (expiresAt !== undefined && ttlSeconds !== undefined) {
+  // both null is no expiry, said twice
+  if (expiresAt !== undefined && ttlSeconds !== undefined && (expiresAt !== null || ttlSeconds !== null)) {
     throw invalid("expiresAt", "and ttlSeconds cannot both be given (one sets the other)");
   }
   if (ttlSeconds != null) {

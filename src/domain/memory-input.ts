@@ -1,6 +1,6 @@
 import type { Limits } from "../config.ts";
 import { invalid } from "../errors.ts";
-import { exceedsCharacters } from "../text/characters.ts";
+import { exceedsCharacters, isBlank } from "../text/characters.ts";
 import { expiryOf, type ExpiryInput } from "./expiry.ts";
 import { isUuid } from "./ids.ts";
 import { canonicalJson, isPlainObject, jsonProblem, unstorableText, type JsonObject, type JsonValue } from "./json.ts";
@@ -48,7 +48,7 @@ export const MEMORY_DEFAULTS: Omit<MemoryValues, "content" | "data"> = {
 };
 
 export function checkContentText(content: string, limits: Limits, field = "content"): string {
-  if (content.trim() === "") throw invalid(field, "must not be empty");
+  if (isBlank(content)) throw invalid(field, "must not be empty");
   const reason = unstorableText(content);
   if (reason) throw invalid(field, reason);
   if (exceedsCharacters(content, limits.maxContentChars)) {
@@ -85,7 +85,7 @@ export function checkTags(tags: readonly string[], limits: Limits, field = "tags
   const seen = new Set<string>();
   tags.forEach((tag, i) => {
     const clean = tag.trim();
-    if (!clean) throw invalid(`${field}[${i}]`, "must not be empty");
+    if (isBlank(clean)) throw invalid(`${field}[${i}]`, "must not be empty");
     if (exceedsCharacters(clean, limits.maxTagChars)) throw invalid(`${field}[${i}]`, `must be at most ${limits.maxTagChars} characters`);
     const reason = unstorableText(clean);
     if (reason) throw invalid(`${field}[${i}]`, reason);

@@ -2,7 +2,7 @@ import { WritingService } from "./writing-service.ts";
 import type { Principal } from "./principal.ts";
 import type { Limits } from "../config.ts";
 import { invalid, notFound } from "../errors.ts";
-import { exceedsCharacters } from "../text/characters.ts";
+import { exceedsCharacters, isBlank } from "../text/characters.ts";
 import type { Prisma, Thread, ThreadStatus } from "../generated/prisma/client.ts";
 import { isUuid, newId } from "./ids.ts";
 import { deletingKeySql } from "./memory-rows.ts";
@@ -30,7 +30,7 @@ export interface ThreadInput {
 
 function checkText(field: string, value: string, max: number): string {
   const clean = value.trim();
-  if (!clean) throw invalid(field, "must not be empty");
+  if (isBlank(clean)) throw invalid(field, "must not be empty");
   if (exceedsCharacters(clean, max)) throw invalid(field, `must be at most ${max} characters`);
   const reason = unstorableText(clean);
   if (reason) throw invalid(field, reason);

@@ -81,7 +81,8 @@ const readOnly = new Set(["id", "ok", "deduplicated", "created_at", "updated_at"
 export function memoryInputOf(body: unknown, whole = "body"): Record<string, unknown> {
   if (!isPlainObject(body)) throw invalid(whole, "must be a JSON object");
   // the service says so too, but in GraphQL's spelling of the second field
-  if (Object.hasOwn(body, "expires_at") && Object.hasOwn(body, "ttl_seconds")) {
+  // both null is no expiry, said twice
+  if (Object.hasOwn(body, "expires_at") && Object.hasOwn(body, "ttl_seconds") && (body.expires_at !== null || body.ttl_seconds !== null)) {
     throw invalid("expires_at", "and ttl_seconds cannot both be given (one sets the other)");
   }
   const input: Record<string, unknown> = {};

@@ -39,7 +39,8 @@ export class QueryParams implements QueryInputs {
     if (!/^-?\d+$/.test(value.trim())) throw invalid(name, "must be a whole number");
     const number = Number(value);
     // GraphQL's Int, which the parameter becomes
-    if (number > 2_147_483_647 || number < -2_147_483_648) throw invalid(name, "is out of range (-2147483648 to 2147483647)");
+    if (number > 2_147_483_647) throw invalid(name, "must be at most 2147483647");
+    if (number < -2_147_483_648) throw invalid(name, "must be at least -2147483648");
     return number;
   }
 
@@ -48,7 +49,7 @@ export class QueryParams implements QueryInputs {
     if (value === undefined) return undefined;
     if (value === "true" || value === "1") return true;
     if (value === "false" || value === "0") return false;
-    throw invalid(name, "must be true or false");
+    throw invalid(name, "must be true or false (or 1 or 0)");
   }
 
   /** A comma-separated list (`tags=a,b`); empty entries are dropped. */

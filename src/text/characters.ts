@@ -4,3 +4,10 @@
  * past the bound.
  */
 export const exceedsCharacters = (text: string, max: number): boolean => text.length > max && [...text].length > max;
+
+// characters that show nothing and are not whitespace to String.trim: zero-width space, non-joiner and joiner, word
+// joiner (U+FEFF, the other one, trim removes)
+const INVISIBLE = /[\u200B-\u200D\u2060]/g;
+
+/** Whether `text` shows nothing: whitespace and zero-width characters only. */
+export const isBlank = (text: string): boolean => text.replace(INVISIBLE, "").trim() === "";

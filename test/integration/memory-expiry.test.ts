@@ -109,6 +109,15 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
     });
   });
 
+  it("takes expires_at and ttl_seconds both null as no expiry, said twice (REST and GraphQL)", async () => {
+    const { id } = (await rest().post("/api/v1/memory", { content: "until further notice", ttl_seconds: 3600 })).body as { id: string };
+    const cleared = await rest().patch(`/api/v1/memories/${id}`, { expires_at: null, ttl_seconds: null });
+    expect([cleared.status, cleared.body.expires_at]).toEqual([200, null]);
+    await rest().patch(`/api/v1/memories/${id}`, { ttl_seconds: 3600 });
+    const updated = await gql<{ updateMemory: { expiresAt: string | null } }>(UPDATE, { id, input: { expiresAt: null, ttlSeconds: null } });
+    expect(updated.data!.updateMemory.expiresAt).toBeNull();
+  });
+
   describe("refusing what cannot be meant (400)", () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ["both fields", { expires_at: inSeconds(60), ttl_seconds: 60 }, /^expires_at and ttl_seconds cannot both be given/],
