@@ -55,6 +55,14 @@ describe.skipIf(databaseUnavailable())("listing memories by a filter with logic 
     expect(search.body.results.length).toBeGreaterThan(0);
   });
 
+  it("matches a tag that holds a comma through the filter, where ?tags= splits at commas", async () => {
+    const who = await suite.server.newUser();
+    const { id } = (await who.api.post("/api/v1/memory", { content: "tagged with a comma", tags: ["a,b"] })).body as { id: string };
+    const byFilter = await who.api.get(`/api/v1/memory?filter=${encodeURIComponent(JSON.stringify({ tags: ["a,b"] }))}`);
+    expect(byFilter.body.memories.map((m: { id: string }) => m.id)).toEqual([id]);
+    expect((await who.api.get("/api/v1/memory?tags=a%2Cb")).body.memories).toEqual([]);
+  });
+
   it("pages a filtered list newest first, with the simple parameters beside the filter", async () => {
     const first = await rest({ metadata: [{ path: "project", exists: true }] }, "&type=task&limit=2");
     expect(first.status).toBe(200);
