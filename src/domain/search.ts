@@ -6,12 +6,11 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { cosine, storedToVector } from "../vectors/codec.ts";
 import { ExactIndex } from "../vectors/exact.ts";
-import { filterConditions } from "../vectors/sql-filter.ts";
-import { unexpiredSql } from "./expiry.ts";
 import { checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
 import { VectorIndexUnavailable, type VectorFilter, type VectorHit, type VectorIndex } from "../vectors/vector-index.ts";
 import { blendScores } from "./fusion.ts";
 import { searchWords, type WordMatches } from "./lexical.ts";
+import { LiveRows } from "./live-rows.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memory.ts";
 import { checkContentText, checkTags, checkType } from "./memory-input.ts";
 import { MEMORY_JSON_COLUMNS, memoriesFromJson } from "./memory-rows.ts";
@@ -24,6 +23,8 @@ const DEPTH = 100;
 // fused hits read beyond the page, in case some are gone from the database by now; with a filter, all of them,
 // as BM25's list is not filtered by type, tags or date before the rows are
 const SLACK = 10;
+// live-row reads at once on the embedded database (live-rows.ts): the reads that arrive meanwhile go together after
+const EMBEDDED_LIVE_READS_IN_FLIGHT = 1;
 
 export interface SearchFilter extends Pick<MemoryFilterInput, "and" | "or" | "not" | "metadata"> {
   type?: string | null;
@@ -45,6 +46,7 @@ export interface ScoredMemory {
  */
 export class SearchService {
   private readonly matchingIndex: ExactIndex;
+  private readonly liveRows: LiveRows;
 
   constructor(
     private readonly db: Database,
@@ -56,6 +58,9 @@ export class SearchService {
     private readonly terms?: TermIndex,
   ) {
     this.matchingIndex = new ExactIndex(db.sql, exactSearchMaxMemories);
+    // PostgreSQL's pool runs statements side by side, and a statement's fixed cost there is a round trip, not
+    // CPU of this process: reads go at once, each alone
+    this.liveRows = new LiveRows(db.sql, db.kind === "pglite" ? EMBEDDED_LIVE_READS_IN_FLIGHT : Infinity);
   }
 
   /** The filter as the index takes it; invalid values are the caller's error. */
@@ -155,22 +160,9 @@ export class SearchService {
    */
   async live(filter: VectorFilter, ids: readonly string[], memoryQuery: MemoryQuery = {}, keep = ids.length): Promise<Map<string, Memory>> {
     if (ids.length === 0) return new Map();
-    // The ids by primary key first, then the filter. Given user_id and the ids in one WHERE, PostgreSQL 18
-    // prefers a skip scan of (user_id, created_at, id), which visits every distinct created_at of the user:
-    // ~10 ms at 100k batch-created memories against ~0.5 ms for 20 key lookups.
     // Rows GraphQL reads no relation of are read here whole; others through Prisma, which loads relations.
     const plain = !memoryQuery.include && Object.values(memoryQuery.select ?? {}).every((field) => field === true);
-    const params: unknown[] = [[...ids]];
-    // the first `keep` that pass, in the order of `ids`, as one JSON text (memoriesFromJson)
-    const conditions = `${filterConditions(filter, params)} AND ${unexpiredSql()}`;
-    const [row] = await this.db.sql.query<{ rows: string | null }>(
-      `WITH hit AS MATERIALIZED (SELECT * FROM memories WHERE id = ANY($1::uuid[]))
-       SELECT json_agg(h)::text AS rows FROM (
-         SELECT ${plain ? MEMORY_JSON_COLUMNS : "id"} FROM hit WHERE ${conditions}
-          ORDER BY array_position($1::uuid[], id) LIMIT $${params.push(keep)}) h`,
-      params,
-    );
-    const text = row?.rows ?? null;
+    const text = await this.liveRows.read({ filter, ids, keep, columns: plain ? MEMORY_JSON_COLUMNS : "id" });
     if (plain) return new Map(memoriesFromJson(text).map((memory) => [memory.id, memory]));
     const passing = text === null ? [] : (JSON.parse(text) as { id: string }[]);
     if (passing.length === 0) return new Map();

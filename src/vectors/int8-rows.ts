@@ -18,6 +18,11 @@ export class Int8Rows {
     return this.groups.get(type);
   }
 
+  /** Every type's rows. */
+  allGroups(): RowGroup[] {
+    return [...this.groups.values()];
+  }
+
   private groupFor(type: string | null): RowGroup {
     let group = this.groups.get(type);
     if (!group) this.groups.set(type, (group = new RowGroup(this.dimensions)));

@@ -1,4 +1,5 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { watchGroups } from "../support/grouped-statements.ts";
 import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
 const WRITERS = 40;
@@ -6,25 +7,15 @@ const WRITERS = 40;
 describe.skipIf(databaseUnavailable())("concurrent single creates, grouped into one statement", () => {
   const suite = serverWithUser();
 
-  /**
-   * Counts the statements that insert memories, and how many rows each carried (its first parameter's rows);
-   * `delayMs` holds each back that long first (a slow statement, the case grouping is for), `fail` fails some.
-   */
-  function watchInserts({ delayMs = 0, fail }: { delayMs?: number; fail?: (rows: number) => boolean } = {}): { rows: number[]; restore(): void } {
-    const { sql } = suite.server.app.db;
-    const query = sql.query.bind(sql);
-    const rows: number[] = [];
-    const spy = vi.spyOn(sql, "query").mockImplementation(async (text, params) => {
-      if (text.includes("INSERT INTO memories")) {
-        const n = (JSON.parse(params![0] as string) as unknown[]).length;
-        rows.push(n);
-        if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
-        if (fail?.(n)) throw new Error("simulated failure of a grouped statement");
-      }
-      return query(text, params);
-    });
-    return { rows, restore: () => spy.mockRestore() };
-  }
+  /** The statements that insert memories, and how many rows each carried (its first parameter's rows). */
+  const watchInserts = (options: Parameters<typeof watchGroups>[2] = {}) => {
+    const watch = watchGroups(
+      suite.server.app.db.sql,
+      (text, params) => (text.includes("INSERT INTO memories") ? (JSON.parse(params![0] as string) as unknown[]).length : undefined),
+      options,
+    );
+    return { rows: watch.sizes, restore: watch.restore };
+  };
 
   it("stores the creates that arrive while a statement runs together, each writer's own, over REST and GraphQL", async () => {
     const inserts = watchInserts({ delayMs: 50 });

@@ -105,7 +105,7 @@ async function change(index: UsearchIndex, live: Map<string, VectorPoint>, gone:
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
 const FILTERS: [string, Omit<VectorFilter, "userId">][] = [
-  ["no filter (the graph)", {}],
+  ["no filter (the graph, or every type's rows scanned)", {}],
   ["a type (its rows, scanned)", { type: "preference" }],
   ["a type and a common tag", { type: "task", tags: ["red"] }],
   ["a rare tag (rows copied together)", { tags: ["rare"] }],
@@ -138,11 +138,15 @@ async function expectTrueNearest(index: UsearchIndex, live: Map<string, VectorPo
 }
 
 describe("UsearchIndex", () => {
-  it("answers every kind of filter with the true nearest points, through updates, deletes and a reload", async () => {
+  // a partition of up to SCAN_MAX points is scanned whole; scanMax 0 makes this one's searches walk the graph
+  it.each([
+    ["scanned", undefined],
+    ["walked", 0],
+  ])("answers every kind of filter with the true nearest points, through updates, deletes and a reload (%s)", async (_, scanMax) => {
     const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
     dirs.push(dir);
     const random = rng(42);
-    const index = (await UsearchIndex.open(dir, silent))!;
+    const index = (await UsearchIndex.open(dir, silent, undefined, scanMax))!;
     await index.ensure(EMBEDDER, DIMENSIONS);
     const live = new Map<string, VectorPoint>();
     const points = Array.from({ length: 3000 }, (_, i) => point(random, i));
@@ -169,7 +173,7 @@ describe("UsearchIndex", () => {
     await expectTrueNearest(index, live, random);
 
     await index.close();
-    const reopened = (await UsearchIndex.open(dir, silent))!;
+    const reopened = (await UsearchIndex.open(dir, silent, undefined, scanMax))!;
     await reopened.ensure(EMBEDDER, DIMENSIONS);
     expect(await reopened.count(EMBEDDER)).toBe(live.size + 200);
     await expectTrueNearest(reopened, live, random);
