@@ -12,7 +12,8 @@ export interface PlacedVector {
   vector: Int8Array;
 }
 
-const NO_NODE = -1;
+/** A point's node when it has none (saved so while its partition had no graph). */
+export const NO_NODE = -1;
 
 const vectorId = (vector: Int8Array) =>
   createHash("sha1").update(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)).digest("base64");
@@ -42,6 +43,10 @@ export class SharedNodes {
   /** How many nodes the graph holds. */
   get count(): number {
     return this.nodes;
+  }
+
+  holds(key: number): boolean {
+    return this.nodeOf(key) !== NO_NODE;
   }
 
   nodeOf(key: number): number {

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { Int8Rows, quantize, RowGroup } from "./int8-rows.ts";
-import { SharedNodes } from "./shared-nodes.ts";
+import { NO_NODE, SharedNodes, type PlacedVector } from "./shared-nodes.ts";
 import { int8Graph, loadGraphBinding, matchesOf, type GraphBinding, type GraphMatches, type NativeGraph } from "./usearch-native.ts";
 import type { VectorFilter, VectorHit, VectorIndex, VectorPoint } from "./vector-index.ts";
 
@@ -26,7 +26,8 @@ const GATHER_MAX = 3_000;
  * A partition of at most this many points is answered by an exact scan of its rows, type group by type group,
  * instead of the graph: the walk visits EXPANSION_SEARCH candidates and their neighbours whatever the size, about
  * 1.9 ms of CPU at 10 000 of bench:recall's points, where a scan of 10 000 int8 rows costs 0.4-0.5 ms and 50 000
- * about 2 ms (usearch's exactSearch, one thread), and finds the true nearest.
+ * about 2 ms (usearch's exactSearch, one thread), and finds the true nearest. Such a partition has no graph to
+ * keep either: its graph is built once it grows past this size (0.3-0.9 ms of CPU a point spared each write).
  */
 const SCAN_MAX = 50_000;
 /** usearch's own thread pool for inserts: 0 is one thread per core. */
@@ -101,12 +102,20 @@ class Partition {
   /** The number of the last save; its files are <user>.<generation>.usearch, .json and .i8. */
   generation = 0;
   readonly nodes: SharedNodes;
+  /**
+   * The graph: none while the partition is scanned (at most scanMax points); past that, built a few points a turn
+   * of the thread's loop (searches are scanned meanwhile), and kept up with every write once begun.
+   */
+  private graph: "none" | "building" | "built" = "none";
+  /** The build under way, if one is. */
+  building: Promise<void> | undefined;
 
   constructor(
     private readonly usearch: UsearchModule,
     readonly index: NativeGraph,
     readonly rows: Int8Rows,
     private readonly scanMax: number,
+    private readonly log: IndexLog,
   ) {
     this.nodes = new SharedNodes(index);
   }
@@ -126,8 +135,42 @@ class Partition {
       this.rows.set(key, p.type, row);
       return { key, vector: row };
     });
-    this.nodes.place(placed, ADD_THREADS);
+    if (this.graph === "none") this.buildGraphPastScanMax();
+    else this.nodes.place(placed, ADD_THREADS);
     this.dirty = true;
+  }
+
+  /** After a load: the graph as saved, finished if the save came while it was being built. */
+  graphLoaded(): void {
+    if (this.nodes.count === 0) return this.buildGraphPastScanMax();
+    this.graph = "building";
+    this.building = this.buildGraph();
+  }
+
+  private buildGraphPastScanMax(): void {
+    if (this.size <= this.scanMax) return;
+    this.graph = "building";
+    this.building = this.buildGraph();
+  }
+
+  /** Adds a node for every point that has none, ADD_PER_TURN at a time; writes meanwhile place their own. */
+  private async buildGraph(): Promise<void> {
+    try {
+      for (let key = 0; key < this.payloads.length; await setImmediate()) {
+        const batch: PlacedVector[] = [];
+        for (; key < this.payloads.length && batch.length < ADD_PER_TURN; key++) {
+          if (this.payloads[key] && !this.nodes.holds(key)) batch.push({ key, vector: this.rows.row(key)! });
+        }
+        this.nodes.place(batch, ADD_THREADS);
+      }
+      this.graph = "built";
+      this.dirty = true;
+    } catch (error) {
+      // searches go on scanning every row: exact, and slower as the partition grows
+      this.log.error({ err: error, points: this.size }, "could not build a vector partition's graph; its searches scan every point");
+    } finally {
+      this.building = undefined;
+    }
   }
 
   delete(id: string): void {
@@ -189,7 +232,7 @@ class Partition {
       return this.scan(query, filter, limit, typed.rows(), typed.keys);
     }
     if (posting && posting.size <= GATHER_MAX) return this.gatherAndScan(query, filter, limit, [...posting].filter((key) => passes(this.payloads[key]!, filter)));
-    if (this.size <= this.scanMax) return this.scanGroups(query, filter, limit);
+    if (this.size <= this.scanMax || this.graph !== "built") return this.scanGroups(query, filter, limit);
     return this.walk(query, filter, limit);
   }
 
@@ -417,7 +460,7 @@ export class UsearchIndex implements VectorIndex {
 
   private newPartition(dimensions: number): Partition {
     const graph = int8Graph(this.graphs, { dimensions, connectivity: CONNECTIVITY, expansionAdd: EXPANSION_ADD, expansionSearch: EXPANSION_SEARCH });
-    return new Partition(this.usearch, graph, new Int8Rows(dimensions), this.scanMax);
+    return new Partition(this.usearch, graph, new Int8Rows(dimensions), this.scanMax, this.logger);
   }
 
   private partition(space: Space, userId: string): Partition {
@@ -444,10 +487,11 @@ export class UsearchIndex implements VectorIndex {
     forEachSavedRow(`${base}.${generation}.i8`, dimensions, payloads, ([key, payload, node], row) => {
       partition.place(key, payload);
       partition.rows.set(key, payload.type, row);
-      partition.nodes.restore(key, node);
+      if (node !== NO_NODE) partition.nodes.restore(key, node);
     });
     partition.restoreFreeKeys();
     partition.nodes.restoreFreeNodes();
+    partition.graphLoaded();
     return partition;
   }
 
@@ -506,6 +550,12 @@ export class UsearchIndex implements VectorIndex {
 
   async search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
     return this.space(embedderId).partitions.get(filter.userId)?.search(vector, filter, limit) ?? [];
+  }
+
+  /** Resolves once the graphs being built are (tests wait for it; searches meanwhile scan). */
+  async graphsBuilt(): Promise<void> {
+    const builds = [...this.spaces.values()].flatMap((space) => [...space.partitions.values()].map((partition) => partition.building));
+    await Promise.all(builds);
   }
 
   async clear(embedderId: string): Promise<void> {

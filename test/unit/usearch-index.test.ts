@@ -86,10 +86,13 @@ function passes(p: VectorPoint, f: VectorFilter): boolean {
   return !f.tags || f.tags.every((tag) => p.tags.includes(tag));
 }
 
-/** A new index on a directory of its own (removed after the tests), its embedder ensured. */
+/**
+ * A new index on a directory of its own (removed after the tests), its embedder ensured; its partitions have a graph
+ * from their first point (scanMax 0), which the tests of graph nodes and their saves look into.
+ */
 async function indexIn(dir = mkdtempSync(join(tmpdir(), "usearch-unit-"))): Promise<{ dir: string; index: UsearchIndex }> {
   if (!dirs.includes(dir)) dirs.push(dir);
-  const index = (await UsearchIndex.open(dir, silent))!;
+  const index = (await UsearchIndex.open(dir, silent, undefined, 0))!;
   await index.ensure(EMBEDDER, DIMENSIONS);
   return { dir, index };
 }
@@ -116,6 +119,7 @@ const FILTERS: [string, Omit<VectorFilter, "userId">][] = [
 
 /** The index's top 10 are the true top 10 of the points that pass, up to int8/f16 rounding of scores. */
 async function expectTrueNearest(index: UsearchIndex, live: Map<string, VectorPoint>, random: () => number) {
+  await index.graphsBuilt();
   for (const [name, narrowing] of FILTERS) {
     const filter = { userId: USER, ...narrowing };
     for (let q = 0; q < 5; q++) {
@@ -180,6 +184,35 @@ describe("UsearchIndex", () => {
     const versions = new Map([...live.values(), ...others].map((p) => [p.id, p.version]));
     expect(await reopened.reconcile(EMBEDDER, versions)).toEqual({ stale: [], extra: [] });
     await reopened.close();
+  });
+
+  it("builds a partition's graph once it grows past scanMax, scanning until then, through saves with and without one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
+    dirs.push(dir);
+    const random = rng(7);
+    const live = new Map<string, VectorPoint>();
+    const points = Array.from({ length: 2500 }, (_, i) => point(random, i));
+    const index = (await UsearchIndex.open(dir, silent, undefined, 1500))!;
+    await index.ensure(EMBEDDER, DIMENSIONS);
+    // below scanMax: no graph, saved without one
+    await change(index, live, [], points.slice(0, 1200));
+    await expectTrueNearest(index, live, random);
+    await index.close();
+    const reopened = (await UsearchIndex.open(dir, silent, undefined, 1500))!;
+    await reopened.ensure(EMBEDDER, DIMENSIONS);
+    await expectTrueNearest(reopened, live, random);
+    // past it: the graph is built from every row, while writes go on and searches answer
+    await change(reopened, live, [], points.slice(1200, 1600));
+    const searchedMeanwhile = await reopened.search(EMBEDDER, points[5]!.vector, { userId: USER }, 1);
+    expect(searchedMeanwhile[0]?.id).toBe(points[5]!.id);
+    await change(reopened, live, points.slice(0, 100).map((p) => p.id), points.slice(1600));
+    await expectTrueNearest(reopened, live, random);
+    await reopened.close();
+    const again = (await UsearchIndex.open(dir, silent, undefined, 1500))!;
+    await again.ensure(EMBEDDER, DIMENSIONS);
+    expect(await again.count(EMBEDDER)).toBe(live.size);
+    await expectTrueNearest(again, live, random);
+    await again.close();
   });
 
   it("loads a partition whose payloads were saved as objects, as saves before the rows' form wrote them", async () => {
