@@ -215,6 +215,27 @@ describe("UsearchIndex", () => {
     await again.close();
   });
 
+  it("loads a partition saved while its graph was being built, and finishes the graph", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
+    dirs.push(dir);
+    const random = rng(8);
+    const live = new Map<string, VectorPoint>();
+    const points = Array.from({ length: 1300 }, (_, i) => point(random, i));
+    const index = (await UsearchIndex.open(dir, silent, undefined, 1000))!;
+    await index.ensure(EMBEDDER, DIMENSIONS);
+    await change(index, live, [], points.slice(0, 1000));
+    // past scanMax: the build goes 16 points a turn while these are written, and the save comes before it ends
+    await change(index, live, [], points.slice(1000));
+    await index.close();
+    const json = readdirSync(dir, { recursive: true, encoding: "utf8" }).find((name) => name.endsWith(".json"))!;
+    const saved = JSON.parse(readFileSync(join(dir, json), "utf8")) as unknown[][];
+    expect(saved.filter((row) => row[8] === -1).length).toBeGreaterThan(0);
+    const reopened = (await UsearchIndex.open(dir, silent, undefined, 1000))!;
+    await reopened.ensure(EMBEDDER, DIMENSIONS);
+    await expectTrueNearest(reopened, live, random);
+    await reopened.close();
+  });
+
   it("loads a partition whose payloads were saved as objects, as saves before the rows' form wrote them", async () => {
     const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
     dirs.push(dir);
