@@ -44,6 +44,7 @@ export function createMcpEndpoint({ config, logger, schema, router, contextFor }
     const context = await contextFor(exchange);
     // read here, as for every route: the body limit holds, and bytes that are not UTF-8 are refused, not replaced
     const body = bodyText(await readBody(req, config.limits.maxBodyBytes));
+    if (body.trimStart().startsWith("[")) return bufferedReply(batchRefused());
     const server = createMcpServer({
       tools,
       call: (tool, args) => runTool(tool, args, { req, context, schema }),
@@ -63,6 +64,16 @@ export function createMcpEndpoint({ config, logger, schema, router, contextFor }
       await server.close();
     }
   };
+}
+
+/**
+ * A JSON-RPC batch (an array of messages), refused: the SDK would run up to 100 tool calls of one POST, which the
+ * rate limit counts as one request, and MCP's protocol since 2025-06-18 has no batches. -32600 as JSON-RPC's
+ * Invalid Request, with no id (a batch has none of its own).
+ */
+function batchRefused(): Response {
+  const message = "JSON-RPC batches are not supported: send one message per request (each counts against the key's rate limit)";
+  return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message } }, { status: 400 });
 }
 
 /** Where a client on this machine reaches /mcp of a server listening at `address` (any address: loopback). */

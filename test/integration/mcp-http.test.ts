@@ -54,6 +54,19 @@ describe.skipIf(databaseUnavailable())("MCP over Streamable HTTP at /mcp", () =>
       expect(remaining(await setup.user.api.get("/api/v1/memory"))).toBe(first - 2);
     });
 
+    it("refuses a JSON-RPC batch (an array of tool calls), which the rate limit would count as one request", async () => {
+      const remember = (i: number) => ({
+        jsonrpc: "2.0",
+        id: i,
+        method: "tools/call",
+        params: { name: "remember", arguments: { content: `batched ${i}`, tags: ["batched"] } },
+      });
+      const res = await setup.user.api.post("/mcp", [remember(1), remember(2), remember(3)], { headers: ACCEPT });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/one message per request/) } });
+      expect((await setup.user.api.get("/api/v1/memory?tags=batched")).body.total).toBe(0);
+    });
+
     it("lets browsers on an allowed origin send MCP's headers (CORS preflight)", async () => {
       const server = await startTestServer({ CORS_ORIGINS: "https://agent.example" });
       try {
