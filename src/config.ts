@@ -57,6 +57,7 @@ const schema = z.object({
   EMBEDDING_DIMENSIONS: int(1, 16000).optional(),
 
   RATE_LIMIT_MAX: int(1).default(600),
+  MAX_KEYS_PER_USER: int(1, 10000).default(20),
   RATE_LIMIT_WINDOW_SECONDS: int(1).default(60),
   REDIS_URL: url(["redis", "rediss"]).optional(),
   AUTH_FAILURE_LIMIT_MAX: int(1).default(20),
@@ -173,6 +174,8 @@ export interface Config {
   /** Worker threads of the sentence encoder. */
   embeddingThreads: number;
   openai: { apiKey: string; baseUrl: string | undefined; model: string; dimensions: number | undefined } | undefined;
+  /** Live API keys a user may hold when making their own (createApiKey); the CLI is not bound by it. */
+  maxKeysPerUser: number;
   rateLimit: { max: number; windowSeconds: number; redisUrl: string | undefined };
   /** Shared by the instances of one deployment: rate-limit counts and live events. */
   redisUrl: string | undefined;
@@ -241,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             dimensions: e.EMBEDDING_DIMENSIONS,
           }
         : undefined,
+    maxKeysPerUser: e.MAX_KEYS_PER_USER,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, redisUrl: e.REDIS_URL },
     redisUrl: e.REDIS_URL,
     authFailureLimit: { max: e.AUTH_FAILURE_LIMIT_MAX, windowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS },

@@ -1,9 +1,9 @@
 import { generateKeySecret, hashKey } from "./key-secret.ts";
 import type { Principal } from "./principal.ts";
 import type { Database } from "../db/database.ts";
-import { invalid, notFound } from "../errors.ts";
+import { AppError, invalid, notFound } from "../errors.ts";
 import type { ApiKey } from "../generated/prisma/client.ts";
-import { isUuid } from "./ids.ts";
+import { isUuid, newId } from "./ids.ts";
 import { exceedsCharacters } from "../text/characters.ts";
 
 export type { ApiKey };
@@ -43,7 +43,11 @@ export class ApiKeyService {
   /** On PostgreSQL, when each key asked about was last found standing (performance.now()). */
   private readonly standingAt = new Map<string, number>();
 
-  constructor(private readonly db: Database) {
+  /** `ownMax`: the live keys a user may hold when making their own (createOwn); the operator's CLI is not bound by it. */
+  constructor(
+    private readonly db: Database,
+    private readonly ownMax = Infinity,
+  ) {
     this.cache = db.singleWriter ? new Map() : undefined;
   }
 
@@ -95,16 +99,46 @@ export class ApiKeyService {
     this.db.prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
   }
 
+  /** A key for a user, made by the operator (CLI): as many as they like. */
   async create(userId: string, name: string): Promise<CreatedKey> {
-    const clean = name.trim();
-    if (!clean || exceedsCharacters(clean, MAX_NAME_CHARS) || !clean.isWellFormed() || clean.includes("\0")) {
-      throw invalid("name", `must be 1 to ${MAX_NAME_CHARS} characters`);
-    }
+    const clean = checkName(name);
     const secret = generateKeySecret();
     const apiKey = await this.db.prisma.apiKey.create({
       data: { userId, name: clean, prefix: secret.prefix, hash: secret.hash },
     });
     return { key: secret.key, apiKey };
+  }
+
+  /**
+   * A key a user makes for themself (GraphQL, the dashboard), while they hold fewer than `ownMax` live ones: rate
+   * limits are per key, so keys without end would be a budget without end. The user's row is locked while their
+   * keys are counted, so that keys made at once (aliases of one request, or several requests) cannot pass the cap.
+   */
+  async createOwn(userId: string, name: string): Promise<CreatedKey> {
+    const clean = checkName(name);
+    const secret = generateKeySecret();
+    const id = newId();
+    await this.db.sql.transaction(async (sql) => {
+      await sql.query("SELECT id FROM users WHERE id = $1::uuid FOR UPDATE", [userId]);
+      const [{ live }] = (await sql.query<{ live: number }>(
+        "SELECT count(*)::int AS live FROM api_keys WHERE user_id = $1::uuid AND revoked_at IS NULL",
+        [userId],
+      )) as [{ live: number }];
+      if (live >= this.ownMax) {
+        throw new AppError(
+          "VALIDATION_ERROR",
+          `You hold ${live} API keys, the most a user may (MAX_KEYS_PER_USER): revoke one (revokeApiKey) before making another`,
+        );
+      }
+      await sql.query("INSERT INTO api_keys (id, user_id, name, prefix, hash) VALUES ($1::uuid, $2::uuid, $3, $4, $5)", [
+        id,
+        userId,
+        clean,
+        secret.prefix,
+        secret.hash,
+      ]);
+    });
+    return { key: secret.key, apiKey: await this.db.prisma.apiKey.findUniqueOrThrow({ where: { id } }) };
   }
 
   list(userId: string): Promise<ApiKey[]> {
@@ -124,4 +158,12 @@ export class ApiKeyService {
     this.revocations++;
     return revoked;
   }
+}
+
+function checkName(name: string): string {
+  const clean = name.trim();
+  if (!clean || exceedsCharacters(clean, MAX_NAME_CHARS) || !clean.isWellFormed() || clean.includes("\0")) {
+    throw invalid("name", `must be 1 to ${MAX_NAME_CHARS} characters`);
+  }
+  return clean;
 }

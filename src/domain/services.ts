@@ -121,7 +121,7 @@ function createServices(
     indexer,
     users: new UserService(db),
     idempotency: new IdempotencyService(db),
-    apiKeys: new ApiKeyService(db),
+    apiKeys: new ApiKeyService(db, config.maxKeysPerUser),
     memories,
     threads: new ThreadService(db, config.limits, totals, indexer, relay),
     search,

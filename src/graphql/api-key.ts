@@ -40,8 +40,10 @@ builder.queryField("apiKeys", (t) =>
 builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: CreatedApiKey,
+    description:
+      "A new key of yours, its secret shown once. You hold at most MAX_KEYS_PER_USER (default 20) keys that are not revoked: rate limits are per key.",
     args: { name: t.arg.string({ required: true, description: "What the key is for, e.g. 'laptop'." }) },
-    resolve: (_root, { name }, { principal, services }) => services.apiKeys.create(principal.userId, name),
+    resolve: (_root, { name }, { principal, services }) => services.apiKeys.createOwn(principal.userId, name),
   }),
   revokeApiKey: t.field({
     type: ApiKeyRef,

@@ -125,3 +125,40 @@ describe.skipIf(databaseUnavailable())("API keys over GraphQL", () => {
     expect((await other.api.get("/api/v1/memory")).status).toBe(200);
   });
 });
+
+describe.skipIf(databaseUnavailable())("a user's own API keys, at most MAX_KEYS_PER_USER live", () => {
+  const capped = serverWithUser({ MAX_KEYS_PER_USER: "3" });
+
+  it("makes keys up to the cap, even when asked for many at once, and one more once one is revoked", async () => {
+    // the test user holds one key already: five aliases in one request may make two more
+    const aliases = Array.from({ length: 5 }, (_, i) => `k${i}: createApiKey(name: "bulk ${i}") { key }`).join(" ");
+    // createApiKey is non-null: the first refused alias nulls the answer's data and ends the (serial) mutation, so
+    // the keys list tells what was made
+    const res = await capped.user.api.graphql(`mutation { ${aliases} }`);
+    expect(res.body.errors).toHaveLength(1);
+    for (const error of res.body.errors!) {
+      expect(error.extensions).toMatchObject({ code: "VALIDATION_ERROR" });
+      expect(error.message).toMatch(/MAX_KEYS_PER_USER/);
+    }
+    const keys = await capped.user.api.graphql<{ apiKeys: { id: string; name: string; revoked: boolean }[] }>(`{ apiKeys { id name revoked } }`);
+    const live = keys.body.data!.apiKeys.filter((key) => !key.revoked);
+    expect(live).toHaveLength(3);
+    const bulk = live.filter((key) => key.name.startsWith("bulk"));
+    expect(bulk).toHaveLength(2);
+
+    const revoked = await capped.user.api.graphql(`mutation { revokeApiKey(id: "${bulk[0]!.id}") { id } }`);
+    expect(revoked.body.errors).toBeUndefined();
+    const again = await capped.user.api.graphql<{ createApiKey: { key: string } }>(`mutation { createApiKey(name: "after") { key } }`);
+    expect(again.body.errors).toBeUndefined();
+    expect((await capped.server.client(again.body.data!.createApiKey.key).get("/api/v1/memory")).status).toBe(200);
+
+    // requests side by side: the user's row is locked while their keys are counted, so they cannot pass the cap
+    await capped.user.api.graphql(`mutation { revokeApiKey(id: "${bulk[1]!.id}") { id } }`);
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => capped.user.api.graphql(`mutation { createApiKey(name: "race ${i}") { key } }`)),
+    );
+    expect(racing.filter((answer) => answer.body.errors === undefined)).toHaveLength(1);
+    const after = await capped.user.api.graphql<{ apiKeys: { revoked: boolean }[] }>(`{ apiKeys { revoked } }`);
+    expect(after.body.data!.apiKeys.filter((key) => !key.revoked)).toHaveLength(3);
+  });
+});
