@@ -12,6 +12,11 @@ export interface KeySecret {
   prefix: string;
 }
 
+const KEY_PATTERN = new RegExp(`${KEY_PREFIX}[A-Za-z0-9_-]+`, "g");
+
+/** `text` with any key in it cut to its displayable prefix: for what is logged of a request sent with a key in its path. */
+export const redactKeys = (text: string): string => text.replace(KEY_PATTERN, (key) => `${key.slice(0, DISPLAY_CHARS)}…`);
+
 export const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
 
 export function generateKeySecret(): KeySecret {

@@ -1,15 +1,16 @@
 import { GRAPHIQL_ASSETS } from "../graphql/graphiql.ts";
+import { redactKeys } from "../domain/key-secret.ts";
 import type { Logger } from "../logger.ts";
 import type { Exchange } from "../transport/exchange.ts";
 import type { Metrics } from "./metrics.ts";
 
-/** Logs the exchange and counts it in the metrics once its answer is sent, under its route as it is by then. */
+/** Logs the exchange (never a key, even one a client put in the path) and counts it in the metrics once its answer is sent, under its route as it is by then. */
 export function logWhenAnswered(exchange: Exchange, logger: Logger, metrics: Metrics): void {
   const started = performance.now();
   const { req, res, requestId } = exchange;
   res.once("finish", () => {
     const ms = performance.now() - started;
-    logger.info({ requestId, method: req.method, path: exchange.url.pathname, status: res.statusCode, ms: Math.round(ms) }, "request");
+    logger.info({ requestId, method: req.method, path: redactKeys(exchange.url.pathname), status: res.statusCode, ms: Math.round(ms) }, "request");
     metrics.observeRequest(req.method, exchange.route, res.statusCode, ms / 1000);
   });
 }
