@@ -32,7 +32,7 @@ function restPath(path: string, unknown: string | undefined): string {
   return names
     .map((name, i) => {
       if (own) return name;
-      if (unknown && i === names.length - 1) return unknown === "field" ? firstName(name, restFilterName) : name;
+      if (unknown && i === names.length - 1) return unknown === "field" || unknown === "filter field" ? firstName(name, restFilterName) : name;
       own = /^(metadata|data)(\[\d+\])?$/.test(name);
       return firstName(name, restName);
     })

@@ -18,6 +18,7 @@ describe("a failure as REST shows it", () => {
     ["or[1].threadId.fooBar", "is not a field here (known: data, expiresAt)", "or[1].thread_id.fooBar is not a field here (known: content, expires_at)"],
     // ...a filter's as REST names it, which the filter renamed before GraphQL found a list's filter has no such field
     ["not.fromDate", "is not a field here (known: isArchived)", "not.from_date is not a field here (known: is_archived)"],
+    ["or[0].isArchived", "is not a filter field (known: and, or, threadId)", "or[0].is_archived is not a filter field (known: and, or, thread_id)"],
     ["threadId", "is not a query parameter of this route (known: limit, thread_id)", "threadId is not a query parameter of this route (known: limit, thread_id)"],
     ["colour_name", "is not a field of a memory", "colour_name is not a field of a memory"],
   ])("names %s the REST way", (field, reason, message) => {
