@@ -87,12 +87,12 @@ function passes(p: VectorPoint, f: VectorFilter): boolean {
 }
 
 /**
- * A new index on a directory of its own (removed after the tests), its embedder ensured; its partitions have a graph
- * from their first point (scanMax 0), which the tests of graph nodes and their saves look into.
+ * A new index on a directory of its own (removed after the tests), its embedder ensured; by default its partitions
+ * have a graph from their first point (scanMax 0), which the tests of graph nodes and their saves look into.
  */
-async function indexIn(dir = mkdtempSync(join(tmpdir(), "usearch-unit-"))): Promise<{ dir: string; index: UsearchIndex }> {
+async function indexIn(dir = mkdtempSync(join(tmpdir(), "usearch-unit-")), scanMax = 0): Promise<{ dir: string; index: UsearchIndex }> {
   if (!dirs.includes(dir)) dirs.push(dir);
-  const index = (await UsearchIndex.open(dir, silent, undefined, 0))!;
+  const index = (await UsearchIndex.open(dir, silent, undefined, scanMax))!;
   await index.ensure(EMBEDDER, DIMENSIONS);
   return { dir, index };
 }
@@ -187,19 +187,15 @@ describe("UsearchIndex", () => {
   });
 
   it("builds a partition's graph once it grows past scanMax, scanning until then, through saves with and without one", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
-    dirs.push(dir);
     const random = rng(7);
     const live = new Map<string, VectorPoint>();
     const points = Array.from({ length: 2500 }, (_, i) => point(random, i));
-    const index = (await UsearchIndex.open(dir, silent, undefined, 1500))!;
-    await index.ensure(EMBEDDER, DIMENSIONS);
+    const { dir, index } = await indexIn(undefined, 1500);
     // below scanMax: no graph, saved without one
     await change(index, live, [], points.slice(0, 1200));
     await expectTrueNearest(index, live, random);
     await index.close();
-    const reopened = (await UsearchIndex.open(dir, silent, undefined, 1500))!;
-    await reopened.ensure(EMBEDDER, DIMENSIONS);
+    const { index: reopened } = await indexIn(dir, 1500);
     await expectTrueNearest(reopened, live, random);
     // past it: the graph is built from every row, while writes go on and searches answer
     await change(reopened, live, [], points.slice(1200, 1600));
@@ -208,21 +204,17 @@ describe("UsearchIndex", () => {
     await change(reopened, live, points.slice(0, 100).map((p) => p.id), points.slice(1600));
     await expectTrueNearest(reopened, live, random);
     await reopened.close();
-    const again = (await UsearchIndex.open(dir, silent, undefined, 1500))!;
-    await again.ensure(EMBEDDER, DIMENSIONS);
+    const { index: again } = await indexIn(dir, 1500);
     expect(await again.count(EMBEDDER)).toBe(live.size);
     await expectTrueNearest(again, live, random);
     await again.close();
   });
 
   it("loads a partition saved while its graph was being built, and finishes the graph", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
-    dirs.push(dir);
     const random = rng(8);
     const live = new Map<string, VectorPoint>();
     const points = Array.from({ length: 1300 }, (_, i) => point(random, i));
-    const index = (await UsearchIndex.open(dir, silent, undefined, 1000))!;
-    await index.ensure(EMBEDDER, DIMENSIONS);
+    const { dir, index } = await indexIn(undefined, 1000);
     await change(index, live, [], points.slice(0, 1000));
     // past scanMax: the build goes 16 points a turn while these are written, and the save comes before it ends
     await change(index, live, [], points.slice(1000));
@@ -230,8 +222,7 @@ describe("UsearchIndex", () => {
     const json = readdirSync(dir, { recursive: true, encoding: "utf8" }).find((name) => name.endsWith(".json"))!;
     const saved = JSON.parse(readFileSync(join(dir, json), "utf8")) as unknown[][];
     expect(saved.filter((row) => row[8] === -1).length).toBeGreaterThan(0);
-    const reopened = (await UsearchIndex.open(dir, silent, undefined, 1000))!;
-    await reopened.ensure(EMBEDDER, DIMENSIONS);
+    const { index: reopened } = await indexIn(dir, 1000);
     await expectTrueNearest(reopened, live, random);
     await reopened.close();
   });
