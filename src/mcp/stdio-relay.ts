@@ -14,6 +14,16 @@ const parsed = (text: string): unknown => {
   }
 };
 
+/** Where the relay sends: the service's /mcp, which may move (its process ended, another took over). */
+export interface RelayTarget {
+  url(): Promise<string>;
+  /** `url` did not answer: the next `url()` looks for the service again. */
+  lost(url: string): void;
+}
+
+/** A fetch that never reached a server: nothing was sent, so sending again cannot act twice. */
+const refusedConnection = (error: unknown): boolean => (error as { cause?: { code?: unknown } }).cause?.code === "ECONNREFUSED";
+
 const isJsonRpc = (value: unknown): value is JSONRPCMessage | JSONRPCMessage[] =>
   Array.isArray(value) || (typeof value === "object" && value !== null && "jsonrpc" in value);
 
@@ -25,20 +35,33 @@ function refusal(status: number, body: unknown): JSONRPCErrorResponse["error"] {
 }
 
 /**
- * MCP on stdin and stdout, served by the /mcp endpoint at `url`: every message read is POSTed there with the
- * key, and the answer written out. A desktop client's calls so meet every rule of the HTTP endpoint (the key
- * checked on each call, its rate limit), on the database of the server that holds it. Resolves when stdin ends.
+ * MCP on stdin and stdout, served by the /mcp endpoint `target` names: every message read is POSTed there with
+ * the key, and the answer written out. A desktop client's calls so meet every rule of the HTTP endpoint (the key
+ * checked on each call, its rate limit), on the database of the server that holds it. A message whose connection
+ * is refused goes once more, to where the target then names (the service's process ended and another holds the
+ * database now); one cut off on its way is answered with an error, as it may have been carried out. Resolves
+ * when stdin ends.
  */
-export async function relayStdio(url: string, key: string, logger: Logger): Promise<void> {
+export async function relayStdio(target: RelayTarget, key: string, logger: Logger): Promise<void> {
   const stdio = new StdioServerTransport();
-  const forward = async (message: JSONRPCMessage): Promise<void> => {
-    let error: JSONRPCErrorResponse["error"];
+  const post = async (message: JSONRPCMessage, retry = true): Promise<Response> => {
+    const url = await target.url();
     try {
-      const response = await fetch(url, {
+      return await fetch(url, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
         body: JSON.stringify(message),
       });
+    } catch (error) {
+      target.lost(url);
+      if (retry && refusedConnection(error)) return post(message, false);
+      throw error;
+    }
+  };
+  const forward = async (message: JSONRPCMessage): Promise<void> => {
+    let error: JSONRPCErrorResponse["error"];
+    try {
+      const response = await post(message);
       const text = await response.text();
       const reply = parsed(text);
       // the endpoint answers MCP messages with MCP messages (also its own errors); anything else is a refusal

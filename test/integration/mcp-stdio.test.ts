@@ -85,4 +85,25 @@ describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp on the embedded d
     }
     expect(stdio.unreadable, stdio.stderr.join("")).toEqual([]);
   });
+
+  it("is shared by the relays started next, and taken over by one of them when the relay that held it ends", async () => {
+    const created = await runCli("keys", ["create", "--user", "shared@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
+    expect(created.code, created.stderr).toBe(0);
+    const { key } = JSON.parse(created.stdout);
+    const holder = await stdio.connect(key);
+    // two at once: both find the holder's service rather than racing it for the directory
+    const relays = await Promise.all([stdio.connect(key), stdio.connect(key)]);
+    try {
+      const { body: first } = await callTool(relays[0], "remember", { content: "Keeps bees" });
+      await holder.close();
+      // both notice at once: one takes the directory over, the other relays to it
+      const after = await Promise.all(relays.map((relay, n) => callTool(relay, "remember", { content: `Bottled honey in year ${n}` })));
+      expect(after.map((answer) => answer.isError)).toEqual([false, false]);
+      const { body: found } = await callTool(relays[1], "list_memories", {});
+      expect(found.memories.map((memory: { id: string }) => memory.id).sort()).toEqual([first.id, ...after.map((answer) => answer.body.id)].sort());
+    } finally {
+      await Promise.all(relays.map((relay) => relay.close()));
+    }
+    expect(stdio.unreadable, stdio.stderr.join("")).toEqual([]);
+  });
 });

@@ -1,0 +1,77 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { createApp, type App } from "../app.ts";
+import type { Config } from "../config.ts";
+import { NoServerError, remoteMcpUrl } from "../control/client.ts";
+import { DataDirBusyError } from "../db/data-dir-lock.ts";
+import type { Logger } from "../logger.ts";
+import { localMcpUrl } from "../mcp/endpoint.ts";
+import type { RelayTarget } from "../mcp/stdio-relay.ts";
+
+/** How long a relay looks for the service before it answers a call with an error: a server's start on a large database. */
+const FIND_TIMEOUT_MS = 30_000;
+/** Between two looks while another process holds the embedded database but does not answer yet (it is starting). */
+const RETRY_MS = 100;
+
+/**
+ * The /mcp a stdio relay sends to, found again whenever it stops answering. On the embedded database, the one of
+ * the process that holds it (a server, or another relay that started the service): asked through its control
+ * socket; when no process holds it, the service started here, listening on loopback only, which then answers the
+ * keys CLI and other relays in turn. So several desktop clients share one data directory, and when the process
+ * that held it ends, the next relay to notice takes it over. On PostgreSQL, or in memory, the service started here.
+ */
+export class McpService implements RelayTarget {
+  private finding: Promise<string> | undefined;
+  private foundUrl: string | undefined;
+  private app: App | undefined;
+
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
+
+  url(): Promise<string> {
+    if (!this.finding) {
+      const finding = this.find().then((url) => (this.foundUrl = url));
+      this.finding = finding;
+      // a search that failed is not kept: the next call looks again
+      finding.catch(() => this.finding === finding && (this.finding = undefined));
+    }
+    return this.finding;
+  }
+
+  lost(url: string): void {
+    if (this.foundUrl === url) (this.finding = undefined), (this.foundUrl = undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.app?.close();
+  }
+
+  private async find(): Promise<string> {
+    const shared = !this.config.databaseUrl && !this.config.dataDir.startsWith("memory://");
+    if (this.app || !shared) return this.start();
+    const deadline = Date.now() + FIND_TIMEOUT_MS;
+    for (;;) {
+      try {
+        return await remoteMcpUrl(this.config.dataDir);
+      } catch (error) {
+        if (!(error instanceof NoServerError)) throw error;
+      }
+      try {
+        return await this.start();
+      } catch (error) {
+        // another process took the directory between the two looks, or holds it while it starts
+        if (!(error instanceof DataDirBusyError) || Date.now() > deadline) throw error;
+      }
+      await sleep(RETRY_MS);
+    }
+  }
+
+  private async start(): Promise<string> {
+    if (!this.app) {
+      this.app = await createApp({ ...this.config, host: "127.0.0.1", port: 0 }, this.logger);
+      this.logger.info("the MCP relay holds the memory service in its own process");
+    }
+    return localMcpUrl(await this.app.listen());
+  }
+}
