@@ -47,6 +47,12 @@ export interface FilterLimits {
 
 export const FILTER_LIMITS: FilterLimits = { maxDepth: 5, maxConditions: 32, maxInValues: 100 };
 
+/** A filter's thread id, as the index and SQL compare it (lower case). */
+export function checkFilterThreadId(raw: unknown, at: string): string {
+  if (typeof raw !== "string" || !isUuid(raw)) throw invalid(at, "must be a thread id");
+  return raw.toLowerCase();
+}
+
 /**
  * Checks a client's filter against the rules and limits and answers it as clauses (AND of the top node's
  * fields), or undefined when it holds nothing. Errors name the field at fault by its path in the filter.
@@ -90,8 +96,7 @@ export function checkMemoryFilter(input: MemoryFilterInput, limits: FilterLimits
           break;
         case "threadId":
           count(at);
-          if (typeof raw !== "string" || !isUuid(raw)) throw invalid(at, "must be a thread id");
-          clauses.push({ kind: "thread", threadId: raw.toLowerCase() });
+          clauses.push({ kind: "thread", threadId: checkFilterThreadId(raw, at) });
           break;
         case "metadata":
           if (!Array.isArray(raw) || raw.length === 0) throw invalid(at, "must be a non-empty list of conditions");

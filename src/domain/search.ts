@@ -6,7 +6,7 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
 import { cosine, storedToVector } from "../vectors/codec.ts";
 import { ExactIndex } from "../vectors/exact.ts";
-import { checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
+import { checkFilterThreadId, checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
 import { VectorIndexUnavailable, type VectorFilter, type VectorHit, type VectorIndex } from "../vectors/vector-index.ts";
 import { blendScores } from "./fusion.ts";
 import { searchWords, type WordMatches } from "./lexical.ts";
@@ -26,7 +26,7 @@ const SLACK = 10;
 // live-row reads at once on the embedded database (live-rows.ts): the reads that arrive meanwhile go together after
 const EMBEDDED_LIVE_READS_IN_FLIGHT = 1;
 
-export interface SearchFilter extends Pick<MemoryFilterInput, "and" | "or" | "not" | "metadata"> {
+export interface SearchFilter extends Pick<MemoryFilterInput, "and" | "or" | "not" | "metadata" | "threadId"> {
   type?: string | null;
   tags?: readonly string[] | null;
   fromDate?: Date | null;
@@ -73,8 +73,11 @@ export class SearchService {
     if (result.fromDate && result.toDate && result.fromDate > result.toDate) {
       throw invalid("fromDate", "must not be after the end of the date range");
     }
+    // the filter's thread is the index's own thread condition, unless recall's thread takes that place
     if (threadId !== undefined) result.threadId = threadId;
-    const where = checkMemoryFilter({ and: filter.and, or: filter.or, not: filter.not, metadata: filter.metadata });
+    else if (filter.threadId != null) result.threadId = checkFilterThreadId(filter.threadId, "threadId");
+    const { and, or, not, metadata } = filter;
+    const where = checkMemoryFilter({ and, or, not, metadata, ...(threadId !== undefined && { threadId: filter.threadId }) });
     if (where) result.where = where;
     return result;
   }

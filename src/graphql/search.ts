@@ -24,6 +24,7 @@ export const SearchFilter = builder.inputType("SearchFilter", {
   fields: (t) => ({
     type: t.string(),
     tags: t.stringList({ description: "Memories that carry every one of these tags." }),
+    threadId: t.id({ description: "Memories filed under this thread." }),
     fromDate: t.field({ type: "DateTime", description: "Created at or after." }),
     toDate: t.field({ type: "DateTime", description: "Created at or before." }),
     metadata: t.field({ type: [MetadataCondition], description: "Conditions on metadata, all of which must hold." }),

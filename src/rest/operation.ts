@@ -83,11 +83,14 @@ export class Operation<TData> {
  * VALIDATION_ERROR naming the field, after `prefix`.
  */
 export function coerceValue(value: unknown, type: GraphQLInputType, prefix: readonly (string | number)[] = []): unknown {
-  const fail = (path: readonly (string | number)[], _value?: unknown, error?: GraphQLError): never => {
+  const fail = (path: readonly (string | number)[], given?: unknown, error?: GraphQLError): never => {
     // graphql-js reports a missing required field at the object that lacks it
     const missing = error && /^Field "(\w+)" of required type .* was not provided/.exec(error.message);
     if (missing) throw invalid(formatPath([...prefix, ...path, missing[1]!]), "is required");
-    throw invalid(formatPath([...prefix, ...path]), `must be ${describe(typeAt(type, path))}`);
+    const expected = typeAt(type, path);
+    // a whole number GraphQL's Int cannot hold is refused for its size, not its kind
+    const tooLarge = Number.isInteger(given) && getNamedType(expected).name === "Int";
+    throw invalid(formatPath([...prefix, ...path]), tooLarge ? `must be ${INT_RANGE}` : `must be ${describe(expected)}`);
   };
   requireArraysForLists(value, type, [], fail, (path, known) =>
     invalid(formatPath([...prefix, ...path]), `is not a field here (known: ${known.join(", ")})`),
@@ -135,6 +138,8 @@ function typeAt(type: GraphQLInputType, path: readonly (string | number)[]): Gra
   }
   return current;
 }
+
+const INT_RANGE = "a whole number from -2147483648 to 2147483647";
 
 const scalarNames: Record<string, string> = {
   String: "a string",

@@ -25,6 +25,17 @@ describe.skipIf(databaseUnavailable())("authentication", () => {
     expect(viaBearer.status).toBe(200);
   });
 
+  it("refuses two different keys, one in each header (401), and takes the same key twice", async () => {
+    const other = await suite.server.newUser();
+    const both = { authorization: `Bearer ${suite.user.key}`, "x-service-api-key": other.key };
+    const rest = await suite.server.client().get("/api/v1/memory", { headers: both });
+    expect([rest.status, rest.body.error?.message]).toEqual([401, "Two different API keys (Authorization and x-service-api-key): send one"]);
+    const graphql = await suite.server.client().graphql("{ me { id } }", undefined, { headers: both });
+    expect([graphql.status, graphql.body.errors?.[0]?.extensions?.code]).toEqual([401, "UNAUTHORIZED"]);
+    const same = await suite.server.client().get("/api/v1/memory", { headers: { ...both, "x-service-api-key": suite.user.key } });
+    expect(same.status).toBe(200);
+  });
+
   it.each([
     ["no key", {}],
     ["an unknown key", { authorization: "Bearer msk_thisKeyDoesNotExist000000000000000000000000" }],

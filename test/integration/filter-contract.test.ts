@@ -130,5 +130,23 @@ describe.skipIf(databaseUnavailable())("filter contract", () =>
         { numRuns: 40, seed: 29 },
       );
     });
+
+    it("takes a thread at a search or recall filter's top level, as it does inside and (REST)", async () => {
+      for (const thread of THREADS) {
+        const want = expected({ threadId: thread });
+        expect(want.length).toBeGreaterThan(0);
+        for (const route of ["/api/v1/memory/search", "/api/v1/memory/recall"]) {
+          const found = async (filter: object) => {
+            const res = await user.api.post(route, { query: "memory about a project", limit: 100, filter: toServer(filter) });
+            expect(res.status, JSON.stringify(res.body)).toBe(200);
+            return res.body.results.map((hit: { id: string }) => hit.id).sort();
+          };
+          expect(await found({ thread_id: thread })).toEqual(want);
+          expect(await found({ and: [{ thread_id: thread }] })).toEqual(want);
+        }
+      }
+      const refused = await user.api.post("/api/v1/memory/search", { query: "x", filter: { thread_id: "nope" } });
+      expect([refused.status, refused.body.error?.message]).toEqual([400, "thread_id must be a thread id"]);
+    });
   }),
 );

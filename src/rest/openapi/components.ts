@@ -252,7 +252,7 @@ export function schemas(limits: Limits): Record<string, Schema> {
         filter: {
           type: "object",
           description:
-            "Only memories that pass it: the structure of the list's `filter` parameter (type, tags, metadata conditions, and/or/not), as JSON. " +
+            "Only memories that pass it: the structure of the list's `filter` parameter (type, tags, thread_id, metadata conditions, and/or/not), as JSON. " +
             "With a filter the question-about-you path is left out and the hybrid ranking answers.",
         },
       },
@@ -267,7 +267,7 @@ export function schemas(limits: Limits): Record<string, Schema> {
         filter: {
           type: "object",
           description:
-            "Only memories that pass it: the structure of the list's `filter` parameter (type, tags, from_date, to_date, metadata conditions, and/or/not), as JSON.",
+            "Only memories that pass it: the structure of the list's `filter` parameter (type, tags, thread_id, from_date, to_date, metadata conditions, and/or/not), as JSON.",
         },
       },
       additionalProperties: false,

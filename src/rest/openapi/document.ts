@@ -34,7 +34,7 @@ const OVERVIEW = [
     "list, semantic search, hybrid recall, batch create and threads. GraphQL at [/graphql](/graphql) is the primary " +
     "interface; the REST routes below are an adapter over it, with snake_case JSON names.",
   "Authentication: every /api route wants an API key, as `Authorization: Bearer <key>` (recommended) or " +
-    "`x-service-api-key: <key>`. A key belongs to one user, and every memory and thread made with it belongs to that " +
+    "`x-service-api-key: <key>` (not two different keys at once: 401). A key belongs to one user, and every memory and thread made with it belongs to that " +
     "user; another user's ids answer 404 like missing ones. Keys are created and revoked in the dashboard at " +
     "[/dashboard/](/dashboard/) or with `npm run keys`.",
   'Errors: always `{"error": {"code", "message"}}`, the code deciding the status (see each operation\'s responses ' +
