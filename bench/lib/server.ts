@@ -13,6 +13,8 @@ export interface BenchServer {
   dataDir: string;
   /** The server process', for its CPU time (see cpuSeconds). */
   pid: number;
+  /** A key for another user, made through the running server. */
+  newKey(user: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -58,14 +60,18 @@ export async function startBenchServer(env: Record<string, string> = {}, options
   const keep = options.keepData || options.dataDir !== undefined;
   const database: Record<string, string> = process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : { DATA_DIR: dir };
   const settings = { LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? "warn", RATE_LIMIT_MAX: "100000000", ...database, ...env };
-  try {
-    const user = options.user ?? `bench-${Date.now()}@example.com`;
+  const newKey = async (user: string): Promise<string> => {
     const created = await runScript("keys", ["create", "--user", user, "--name", "bench", "--json"], settings);
     if (created.code !== 0) throw new Error(`could not create a key: ${created.stderr}`);
+    return (JSON.parse(created.stdout) as { key: string }).key;
+  };
+  try {
+    const key = await newKey(options.user ?? `bench-${Date.now()}@example.com`);
     const server = await startServerProcess(settings, options.entry ?? "source", inspection());
     return {
       url: server.url,
-      key: (JSON.parse(created.stdout) as { key: string }).key,
+      key,
+      newKey,
       database: process.env.DATABASE_URL ? "PostgreSQL" : "PGlite",
       env: settings,
       dataDir: dir,
