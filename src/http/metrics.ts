@@ -66,7 +66,7 @@ export class Metrics implements Instrumentation {
   );
   private readonly indexSeconds = this.timer(
     "vector_index_operation_duration_seconds",
-    "Time of vector index searches, upserts and deletes, by index, operation and outcome",
+    "Time of vector index searches, scores, upserts and deletes, by index, operation and outcome",
     ["index", "operation", "outcome"],
   );
   private readonly rateLimitRejections = this.counter(
@@ -165,6 +165,9 @@ export class Metrics implements Instrumentation {
       delete: (embedderId, ids) => timedWrite("delete", ids.length, () => index.delete(embedderId, ids)),
       search: (embedderId, vector, filter, limit) =>
         timed("search", () => index.search(embedderId, vector, filter, limit)),
+      ...(index.scores
+        ? { scores: (embedderId, userId, vector, ids) => timed("scores", () => index.scores!(embedderId, userId, vector, ids)) }
+        : {}),
       clear: (embedderId) => index.clear(embedderId),
       count: (embedderId) => index.count(embedderId),
       ...(index.reconcile ? { reconcile: index.reconcile.bind(index) } : {}),

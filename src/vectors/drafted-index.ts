@@ -21,8 +21,15 @@ export class DraftedIndex implements VectorIndex {
   /** embedder id → memory id → user id */
   private readonly owners = new Map<string, Map<string, string>>();
 
+  /** Over an index that scores in this process only: over another, SearchService reads the database instead. */
+  readonly scores: VectorIndex["scores"];
+
   constructor(private readonly inner: VectorIndex) {
     this.kind = inner.kind;
+    const scores = inner.scores?.bind(inner);
+    this.scores =
+      scores &&
+      (async (embedderId, userId, vector, ids) => this.withDrafts(embedderId, userId, vector, ids, await scores(embedderId, userId, vector, ids)));
   }
 
   /** Holds drafts for these memories (replacing earlier ones) while there is room; answers how many it holds. */
@@ -72,6 +79,18 @@ export class DraftedIndex implements VectorIndex {
       if (!indexed.has(point.id) && passes(point, filter)) hits.push({ id: point.id, score: cosine(vector, point.vector) });
     }
     return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  /** Adds the drafts' scores to the index's, for the ids it does not hold. */
+  private withDrafts(embedderId: string, userId: string, vector: Float32Array, ids: readonly string[], held: VectorHit[]): VectorHit[] {
+    const own = this.drafts.get(embedderId)?.get(userId);
+    if (!own?.size) return held;
+    const scored = new Set(held.map((hit) => hit.id));
+    for (const id of ids) {
+      const draft = own.get(id);
+      if (draft && !scored.has(id)) held.push({ id, score: cosine(vector, draft.vector) });
+    }
+    return held;
   }
 
   async clear(embedderId: string): Promise<void> {

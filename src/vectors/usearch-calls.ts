@@ -10,6 +10,7 @@ export type UsearchCalls = {
   upsert: { args: { embedderId: string; points: IndexedPoint[] }; result: void };
   delete: { args: { embedderId: string; ids: readonly string[] }; result: void };
   search: { args: { embedderId: string; vector: Float32Array; filter: VectorFilter; limit: number }; result: VectorHit[] };
+  scores: { args: { embedderId: string; userId: string; vector: Float32Array; ids: readonly string[] }; result: VectorHit[] };
   clear: { args: { embedderId: string }; result: void };
   count: { args: { embedderId: string }; result: number };
   reconcile: { args: { embedderId: string; versions: ReadonlyMap<string, number> }; result: { stale: string[]; extra: string[] } };

@@ -60,6 +60,10 @@ export class UsearchThreadIndex extends ThreadCaller<UsearchCalls, { message: st
     return this.call("search", { embedderId, vector, filter, limit });
   }
 
+  scores(embedderId: string, userId: string, vector: Float32Array, ids: readonly string[]): Promise<VectorHit[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.call("scores", { embedderId, userId, vector, ids });
+  }
+
   clear(embedderId: string): Promise<void> {
     return this.call("clear", { embedderId });
   }

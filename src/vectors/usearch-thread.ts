@@ -37,6 +37,7 @@ const handlers: Handlers<UsearchCalls> = {
   upsert: ({ embedderId, points }) => opened().upsert(embedderId, points),
   delete: ({ embedderId, ids }) => opened().delete(embedderId, ids),
   search: ({ embedderId, vector, filter, limit }) => opened().search(embedderId, vector, filter, limit),
+  scores: ({ embedderId, userId, vector, ids }) => opened().scores(embedderId, userId, vector, ids),
   clear: ({ embedderId }) => opened().clear(embedderId),
   count: ({ embedderId }) => opened().count(embedderId),
   reconcile: ({ embedderId, versions }) => opened().reconcile(embedderId, versions),

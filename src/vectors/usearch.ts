@@ -236,6 +236,18 @@ class Partition {
     return this.walk(query, filter, limit);
   }
 
+  /** The cosine of the query with the rows of those of `ids` the partition holds, on the scale of `search`'s scores. */
+  scores(vector: Float32Array, ids: readonly string[]): VectorHit[] {
+    const keys = ids.flatMap((id) => this.keyOf.get(id) ?? []);
+    if (keys.length === 0) return [];
+    const rows = scratch(keys.length, this.rows.dimensions);
+    this.rows.gather(keys, rows);
+    const { MetricKind, Matches, exactSearch } = this.usearch;
+    const matches = exactSearch(rows, quantize(vector), this.rows.dimensions, keys.length, MetricKind.Cos, 1);
+    if (!(matches instanceof Matches)) throw new Error("usearch answered one query with a batch");
+    return Array.from(matches.keys, (row, i) => ({ id: this.payloads[keys[Number(row)]!]!.id, score: 1 - matches.distances[i]! }));
+  }
+
   /** `scan` of every type's rows where they lie, the best `limit` of them all. */
   private scanGroups(query: Int8Array, filter: VectorFilter, limit: number): VectorHit[] {
     const hits = this.rows.allGroups().flatMap((group) => this.scan(query, filter, limit, group.rows(), group.keys));
@@ -550,6 +562,10 @@ export class UsearchIndex implements VectorIndex {
 
   async search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
     return this.space(embedderId).partitions.get(filter.userId)?.search(vector, filter, limit) ?? [];
+  }
+
+  async scores(embedderId: string, userId: string, vector: Float32Array, ids: readonly string[]): Promise<VectorHit[]> {
+    return this.space(embedderId).partitions.get(userId)?.scores(vector, ids) ?? [];
   }
 
   /** Resolves once the graphs being built are (tests wait for it; searches meanwhile scan). */

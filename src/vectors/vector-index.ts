@@ -71,6 +71,12 @@ export interface VectorIndex {
   searchesWhere(embedderId: string): boolean;
   /** The nearest points first, at most `limit`. */
   search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]>;
+  /**
+   * The cosine of the query with each of these points of the user's that the index holds in this process (ids it
+   * does not hold are left out): a search scores its lexical hits so instead of reading their vectors from the
+   * database. Absent on indexes kept elsewhere, which the database is no slower than.
+   */
+  scores?(embedderId: string, userId: string, vector: Float32Array, ids: readonly string[]): Promise<VectorHit[]>;
   /** Removes every point of the embedder (before a rebuild). */
   clear(embedderId: string): Promise<void>;
   count(embedderId: string): Promise<number>;

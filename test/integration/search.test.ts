@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { cosine } from "../../src/vectors/codec.ts";
 import { SEARCH_FIXTURE } from "../support/search-fixture.ts";
 import { describeSearchPaths } from "../support/search-paths.ts";
 import { databaseUnavailable, serverWithUser, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
@@ -152,6 +153,27 @@ describe.skipIf(databaseUnavailable())("search paths", () => describeSearchPaths
       type: "task",
       memory: { tags: ["family", "music"] },
     });
+  });
+
+  it("scores by meaning as well the memories its words find beyond the index's nearest 100 (usearch: in the index's thread)", async () => {
+    const reader = await server.newUser();
+    const things = ["a lawnmower", "two bicycles", "the winter tyres", "paint tins", "a ladder", "garden chairs", "a kayak", "seed trays"];
+    const notes = Array.from({ length: 160 }, (_, i) => ({ content: `note ${i}: the shed holds ${things[i % things.length]} since spring ${2000 + i}` }));
+    for (const part of [notes.slice(0, 80), notes.slice(80)]) expect((await reader.api.post("/api/v1/memory/batch", part)).status).toBe(200);
+    const sql = vi.spyOn(server.app.db.sql, "query");
+    try {
+      const res = await reader.api.get("/api/v1/memory/search?query=shed%20bicycles&limit=100");
+      expect(res.status).toBe(200);
+      const { embedder } = server.app.services;
+      const [query] = await embedder.embed(["shed bicycles"]);
+      const vectors = await embedder.embed(res.body.results.map((hit: Hit) => hit.content));
+      // blended score = 0.3 × words + 0.7 × cosine: every hit carries its cosine's share, however it was found
+      res.body.results.forEach((hit: Hit, i: number) => expect(hit.score).toBeGreaterThanOrEqual(0.7 * Math.max(0, cosine(query!, vectors[i]!)) - 0.01));
+      const vectorReads = sql.mock.calls.filter(([text]) => String(text).startsWith("SELECT id, embedding FROM memories")).length;
+      expect(vectorReads).toBe(kind === "usearch" ? 0 : 1);
+    } finally {
+      sql.mockRestore();
+    }
   });
 
   it("rebuilds an emptied index from the database", async () => {

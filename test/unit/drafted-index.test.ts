@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Logger } from "../../src/logger.ts";
 import { DraftedIndex } from "../../src/vectors/drafted-index.ts";
 import { UsearchIndex } from "../../src/vectors/usearch.ts";
-import type { VectorPoint } from "../../src/vectors/vector-index.ts";
+import type { VectorIndex, VectorPoint } from "../../src/vectors/vector-index.ts";
 
 // usearch inserts a large batch over several turns of the event loop, so that a round of background vectors does
 // not hold requests back; a search in between must still see every memory exactly once: under its vector where
@@ -53,5 +53,21 @@ describe("a drafted usearch index", () => {
     const after = await index.search(EMBEDDER, points[5]!.vector, { userId: USER }, 100);
     expect(after.map((hit) => hit.id).sort()).toEqual(points.map((p) => p.id).sort());
     expect(after[0]!.id).toBe(points[5]!.id);
+  });
+
+  it("scores a memory under its vector where the index holds it, else under its draft; over an index that cannot score, not at all", async () => {
+    const usearch = (await UsearchIndex.open(undefined, silent))!;
+    const index = new DraftedIndex(usearch);
+    await index.ensure(EMBEDDER, DIMENSIONS);
+    const [indexed, drafted, unknown] = [point(1), point(2), point(3)];
+    await index.upsert(EMBEDDER, [indexed!]);
+    index.putDrafts(EMBEDDER, [drafted!]);
+    const query = point(4).vector;
+    const scores = await index.scores!(EMBEDDER, USER, query, [indexed!.id, drafted!.id, unknown!.id]);
+    expect(scores.map((hit) => hit.id).sort()).toEqual([indexed!.id, drafted!.id].sort());
+    const cos = (p: VectorPoint) => p.vector.reduce((sum, x, i) => sum + x * query[i]!, 0);
+    for (const hit of scores) expect(hit.score).toBeCloseTo(cos(hit.id === indexed!.id ? indexed! : drafted!), 1);
+    // SearchService reads the database's vectors when the index has no scores of its own
+    expect(new DraftedIndex({ kind: "pgvector" } as VectorIndex).scores).toBeUndefined();
   });
 });

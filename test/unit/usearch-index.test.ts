@@ -141,6 +141,23 @@ async function expectTrueNearest(index: UsearchIndex, live: Map<string, VectorPo
   }
 }
 
+/**
+ * `scores` gives the cosine of each id the user's partition holds (archived ones too: the database decides what a
+ * search shows), on search's scale, and leaves out deleted ids, another user's and unknown ones.
+ */
+async function expectScores(index: UsearchIndex, live: Map<string, VectorPoint>, absent: readonly string[], random: () => number) {
+  const held = [...live.values()].filter((_, i) => i % 37 === 0);
+  const query = unit(random);
+  const scores = await index.scores(EMBEDDER, USER, query, [...absent, ...held.map((p) => p.id), "00000000-0000-4000-9000-999999999999"]);
+  expect(scores.map((hit) => hit.id).sort()).toEqual(held.map((p) => p.id).sort());
+  for (const hit of scores) expect(hit.score).toBeCloseTo(dot(live.get(hit.id)!.vector, query), 1);
+  // the same number search gives the same point: a memory found both ways is ranked alike
+  const probe = held.find((p) => !p.isArchived)!;
+  const [searched] = await index.search(EMBEDDER, probe.vector, { userId: USER }, 1);
+  expect(searched!.id).toBe(probe.id);
+  expect((await index.scores(EMBEDDER, USER, probe.vector, [probe.id]))[0]!.score).toBeCloseTo(searched!.score, 5);
+}
+
 describe("UsearchIndex", () => {
   // a partition of up to SCAN_MAX points is scanned whole; scanMax 0 makes this one's searches walk the graph
   it.each([
@@ -175,12 +192,14 @@ describe("UsearchIndex", () => {
     await change(index, live, deleted, Array.from({ length: 400 }, (_, i) => point(random, 10_000 + i)));
     expect(await index.count(EMBEDDER)).toBe(live.size + 200);
     await expectTrueNearest(index, live, random);
+    await expectScores(index, live, [...deleted, ...others.slice(0, 20).map((p) => p.id)], random);
 
     await index.close();
     const reopened = (await UsearchIndex.open(dir, silent, undefined, scanMax))!;
     await reopened.ensure(EMBEDDER, DIMENSIONS);
     expect(await reopened.count(EMBEDDER)).toBe(live.size + 200);
     await expectTrueNearest(reopened, live, random);
+    await expectScores(reopened, live, deleted, random);
     const versions = new Map([...live.values(), ...others].map((p) => [p.id, p.version]));
     expect(await reopened.reconcile(EMBEDDER, versions)).toEqual({ stale: [], extra: [] });
     await reopened.close();
