@@ -123,15 +123,10 @@ export class RecallService {
   ): Promise<RecalledMemory[]> {
     const topic = tokenize(text).filter((term) => !PROFILE_WORDS.has(term));
     const preferences = { userId: principal.userId, type: "preference", isArchived: false, ...unexpired() };
-    // preferences the topic touches, in the order of the hybrid ranking, read by id rather than all of them
+    // preferences the topic touches, in the order of the hybrid ranking, read by id rather than all of them (as
+    // search and recall read their hits: grouped with concurrent reads, without Prisma's ~1 ms a query)
     const hits = topic.length ? (await this.hybrid(principal, topic.join(" "), threadId)).hits : [];
-    const touched = hits.length
-      ? await this.db.prisma.memory.findMany({
-          ...selecting(memoryQuery, "id"),
-          where: { ...preferences, id: { in: hits.map((hit) => hit.id) } },
-        })
-      : [];
-    const byId = new Map(touched.map((memory) => [memory.id, memory]));
+    const byId = await this.search.live({ userId: principal.userId, type: "preference" }, hits.map((hit) => hit.id), memoryQuery, limit);
     const relevant = hits.filter((hit) => byId.has(hit.id)).slice(0, limit);
     // preferences the topic does not touch still answer the question, newest first, after the ones it does
     const rest =
