@@ -72,7 +72,13 @@ async function* lines(socketPath: string, path: string, body: string | AsyncIter
       else reject(error);
     });
     if (typeof body === "string") req.end(body);
-    else pipeline(Readable.from(body), req).catch(reject);
+    // read only once a server answers the socket: a body read for a server that is not there (stdin) would be
+    // gone, in part or whole, for the database this process then opens itself
+    else req.once("socket", (socket) => {
+      const send = () => void pipeline(Readable.from(body), req).catch(reject);
+      if (socket.connecting) socket.once("connect", send);
+      else send();
+    });
   });
   for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
     if (!line) continue;

@@ -73,4 +73,21 @@ describe.skipIf(databaseUnavailable())("npm run export and npm run import", () =
     }
     // eight CLI runs and three servers, each starting Node with tsx
   }, 240_000);
+
+  it("imports from stdin into a database no server holds, every line of it", async () => {
+    const target = await persistentDatabase();
+    try {
+      const env = { ...target.env, EMBEDDER: "hash" };
+      expect((await runCli("keys", ["create", "--user", "c@x", "--name", "t"], env)).code).toBe(0);
+      // more than a pipe's buffer: a read begun for a server that is not there took the first part with it
+      const input = Array.from({ length: 1300 }, (_, i) => `${JSON.stringify({ content: `stdin line ${i}` })}\n`).join("");
+      const imported = await runCli("import", ["--user", "c@x"], env, input);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(imported.stdout).toMatch(/Imported into c@x: 1300 created, 0 updated, 0 skipped, 0 failed/);
+      const back = await runCli("export", ["--user", "c@x"], env);
+      expect(parse(back.stdout).map((line) => line.content).sort()).toEqual(Array.from({ length: 1300 }, (_, i) => `stdin line ${i}`).sort());
+    } finally {
+      await target.drop();
+    }
+  }, 120_000);
 });
