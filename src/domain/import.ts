@@ -1,3 +1,4 @@
+import type { Thread } from "../generated/prisma/client.ts";
 import { WritingService } from "./writing-service.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { StoredEmbedding } from "./export.ts";
@@ -138,24 +139,30 @@ export class ImportService extends WritingService {
     try {
       const values = threadValues(item.input, this.limits);
       id = id === null ? newId() : checkId(id);
-      const found = await this.db.prisma.thread.findUnique({ where: { id } });
-      if (found && found.userId !== author.userId) throw idTaken();
-      if (found) {
+      const held = async (found: Thread): Promise<ImportResult> => {
+        if (found.userId !== author.userId) throw idTaken();
         const same = canonicalJson([found.title, found.description, found.metadata, found.status] as JsonValue) ===
           canonicalJson([values.title, values.description, values.metadata, values.status] as JsonValue);
         if (same) return result("skipped", id);
-        await this.db.prisma.thread.update({ where: { id }, data: values });
+        await this.db.prisma.thread.update({ where: { id: found.id }, data: values });
         this.relay.wake();
         return result("updated", id);
-      }
+      };
+      const found = await this.db.prisma.thread.findUnique({ where: { id } });
+      if (found) return await held(found);
       const times = { ...(item.createdAt ? { createdAt: item.createdAt } : {}), ...(item.updatedAt ? { updatedAt: item.updatedAt } : {}) };
-      await this.db.prisma.thread.create({ data: { id, userId: author.userId, ...values, ...times } });
+      try {
+        await this.db.prisma.thread.create({ data: { id, userId: author.userId, ...values, ...times } });
+      } catch (error) {
+        // stored meanwhile by a concurrent import: as if it had been there at first
+        const meanwhile = (error as { code?: unknown }).code === "P2002" ? await this.db.prisma.thread.findUnique({ where: { id } }) : null;
+        if (!meanwhile) throw error;
+        return await held(meanwhile);
+      }
       this.relay.wake();
       return result("created", id);
     } catch (error) {
       if (error instanceof AppError) return result("failed", id, error);
-      // taken meanwhile by a concurrent import
-      if ((error as { code?: unknown }).code === "P2002") return result("failed", id, idTaken());
       throw error;
     }
   }
@@ -177,15 +184,19 @@ export class ImportService extends WritingService {
     const outcome = (c: Checked, status: ImportStatus, error?: AppError) =>
       (results[c.index] = { line: c.line, kind: "memory", id: c.id, status, ...(error ? { error } : {}) });
 
-    const existing = await this.existing(checked.map((c) => c.id));
     const inserts: Checked[] = [];
     const updates: Checked[] = [];
-    for (const c of checked) {
-      const found = existing.get(c.id);
-      if (!found) inserts.push(c);
-      else if (found.userId !== author.userId) outcome(c, "failed", idTaken());
+    // a record stored already: the same skipped, a changed one replaced, another user's failed
+    const held = (c: Checked, found: ExistingMemory) => {
+      if (found.userId !== author.userId) outcome(c, "failed", idTaken());
       else if (memoryKey(found) === memoryKey(c.values)) outcome(c, "skipped");
       else updates.push(c);
+    };
+    const existing = await this.existing(checked.map((c) => c.id));
+    for (const c of checked) {
+      const found = existing.get(c.id);
+      if (found) held(c, found);
+      else inserts.push(c);
     }
 
     const columns = await this.vectorColumns(inserts);
@@ -205,10 +216,14 @@ export class ImportService extends WritingService {
     }
     await this.indexer.indexInserted(stored);
     const storedIds = new Set(stored.map(({ memory }) => memory.id));
-    const takenIds = new Set(rows.filter((row) => row.taken).map((row) => row.id));
+    // ids stored meanwhile by a concurrent import: as if they had been there at first (the same file imported
+    // twice at once is the user's own records, skipped, not another user's)
+    const taken = await this.existing(rows.filter((row) => row.taken).map((row) => row.id));
     for (const c of inserts) {
+      const found = taken.get(c.id);
       if (storedIds.has(c.id)) outcome(c, "created");
-      else outcome(c, "failed", takenIds.has(c.id) ? idTaken() : unknownThread());
+      else if (found) held(c, found);
+      else outcome(c, "failed", unknownThread());
     }
 
     for (const c of updates) {

@@ -260,6 +260,24 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     expect((await api.get(`/api/v1/memories/${id}`)).body.content).toBe("second version");
   });
 
+  it("imports one file three times at once: each record stored once, and no line failed as another user's", async () => {
+    const api = (await suite.server.newUser()).api;
+    const thread = { kind: "thread", id: "01a20000-0000-7000-8000-0000000e0000", title: "At once" };
+    const memories = Array.from({ length: 300 }, (_, i) => ({
+      kind: "memory",
+      id: `01a20000-0000-7000-8000-${String(i).padStart(12, "0")}`,
+      content: `imported at once ${i}`,
+      ...(i % 3 === 0 ? { thread_id: thread.id } : {}),
+    }));
+    const results = await Promise.all([1, 2, 3].map(() => importOf(api, [thread, ...memories])));
+    for (const result of results) {
+      expect(result.failed, JSON.stringify(result.results.find((r) => r.status === "failed"))).toBe(0);
+      expect(result.created + result.skipped + result.updated).toBe(301);
+    }
+    expect(results.reduce((sum, result) => sum + result.created, 0)).toBe(301);
+    expect((await api.get("/api/v1/memory?limit=1")).body.total).toBe(300);
+  });
+
   it("takes a JSON array of plain memories, and refuses other bodies", async () => {
     const api = (await suite.server.newUser()).api;
     const res = await api.post("/api/v1/import", [{ content: "one" }, { content: "two", type: "task" }]);
