@@ -13,7 +13,9 @@ import { insertMemoriesIn, MEMORY_COLUMNS, type InsertedMemory, type NewMemory, 
  * The duplicate guard: a create asked to deduplicate (or under the server's DEDUPE) that finds a memory of the
  * same user with the same normalised content, type and thread (`exact`), or in `near` mode one whose vector is
  * at least DEDUPE_NEAR_SIMILARITY (cosine) from the new text's, answers that memory instead of storing a second
- * copy. Archived and expired memories do not count: re-creating one means wanting it live again.
+ * copy. Archived and expired memories do not count: re-creating one means wanting it live again. Nor does a
+ * memory that expires before the create asks its memory to (a create without expiry asks for one for good), nor,
+ * in near mode, a record for a text or a text for a record.
  */
 export type DedupeMode = DedupeSettings["mode"];
 
@@ -42,12 +44,23 @@ interface Scope {
   key: string;
   type: string | null;
   threadId: string | null;
+  structured: boolean;
 }
 
-const scopeOf = (row: NewMemory): Scope => ({ key: contentKey(row.content, row.data !== null), type: row.type, threadId: row.threadId });
+type Group = Pick<Scope, "type" | "threadId" | "structured">;
+
+const scopeOf = (row: NewMemory): Scope => ({
+  key: contentKey(row.content, row.data !== null),
+  type: row.type,
+  threadId: row.threadId,
+  structured: row.data !== null,
+});
 const sameScope = (a: Scope, b: Scope) => a.key === b.key && sameGroup(a, b);
-const sameGroup = (a: Pick<Scope, "type" | "threadId">, b: Pick<Scope, "type" | "threadId">) =>
-  a.type === b.type && a.threadId === b.threadId;
+const sameGroup = (a: Group, b: Group) => a.type === b.type && a.threadId === b.threadId && a.structured === b.structured;
+
+/** Whether a memory expiring at `expiresAt` keeps as long as a create asks for (`wanted`; null: for good). */
+const outlives = (expiresAt: Date | null | undefined, wanted: Date | null | undefined): boolean =>
+  expiresAt == null || (wanted != null && expiresAt.getTime() >= wanted.getTime());
 
 /** What the memory service deduplicates its creates with: the settings, and the embedder near mode compares by. */
 export class DuplicateGuard {
@@ -108,9 +121,11 @@ async function insertDeduplicated(
     const decided: Decision[] = [];
     const rows: NewMemory[] = [];
     candidates.forEach((candidate, i) => {
-      const earlier = (match: (j: number) => boolean) => decided.findIndex((d, j) => "row" in d && match(j));
+      const lasts = (expiresAt: Date | null | undefined) => outlives(expiresAt, candidate.row.expiresAt);
+      const earlier = (match: (j: number) => boolean) =>
+        decided.findIndex((d, j) => "row" in d && lasts(candidates[j]!.row.expiresAt) && match(j));
       const duplicate = candidate.mode === "off" ? undefined : findDuplicate(candidate, {
-        existing: exact.find((memory) => sameScope(scopes[i]!, memory))?.id ?? nearby.get(i),
+        existing: exact.find((memory) => sameScope(scopes[i]!, memory) && lasts(memory.expiresAt))?.id ?? nearby.get(i),
         twin: earlier((j) => sameScope(scopes[i]!, scopes[j]!)),
         close: (vector) => earlier((j) => sameGroup(scopes[i]!, scopes[j]!) && isClose(vector, candidates[j]!.vector, settings)),
       });
@@ -165,10 +180,10 @@ function lockId(name: string): string {
 }
 
 /** The user's live memories with these content keys, oldest first (the first copy is the one answered). */
-function exactMatches(sql: Sql, userId: string, keys: readonly string[]): Promise<(Scope & { id: string })[]> {
+function exactMatches(sql: Sql, userId: string, keys: readonly string[]): Promise<(Scope & { id: string; expiresAt: Date | null })[]> {
   if (keys.length === 0) return Promise.resolve([]);
   return sql.query(
-    `SELECT id, content_key AS key, type, thread_id AS "threadId" FROM memories
+    `SELECT id, content_key AS key, type, thread_id AS "threadId", data IS NOT NULL AS structured, expires_at AS "expiresAt" FROM memories
       WHERE user_id = $1::uuid AND content_key = ANY($2::text[]) AND ${LIVE}
       ORDER BY created_at, id`,
     [userId, keys],
@@ -176,8 +191,8 @@ function exactMatches(sql: Sql, userId: string, keys: readonly string[]): Promis
 }
 
 /**
- * For each near-mode candidate with a vector: the user's memory of the same type and thread nearest to it, when
- * at least `nearSimilarity` close. Compares the stored vectors of the newest `nearScanMax` such memories; a
+ * For each near-mode candidate with a vector: the user's memory of the same type, thread and kind (text or record)
+ * nearest to it that keeps as long as the candidate asks, when at least `nearSimilarity` close. Compares the stored vectors of the newest `nearScanMax` such memories; a
  * memory whose vector has not been made yet (background embedder) is found by the exact rule only.
  */
 async function nearMatches(
@@ -191,23 +206,24 @@ async function nearMatches(
   const groups = new Map<string, number[]>();
   candidates.forEach((candidate, i) => {
     if (candidate.mode !== "near" || !candidate.vector) return;
-    const group = JSON.stringify([scopes[i]!.type, scopes[i]!.threadId]);
+    const group = JSON.stringify([scopes[i]!.type, scopes[i]!.threadId, scopes[i]!.structured]);
     groups.set(group, [...(groups.get(group) ?? []), i]);
   });
   const matches = new Map<number, string>();
   for (const members of groups.values()) {
-    const { type, threadId } = scopes[members[0]!]!;
-    const rows = await sql.query<{ id: string; embedding: Uint8Array }>(
-      `SELECT id, embedding FROM memories
+    const { type, threadId, structured } = scopes[members[0]!]!;
+    const rows = await sql.query<{ id: string; embedding: Uint8Array; expiresAt: Date | null }>(
+      `SELECT id, embedding, expires_at AS "expiresAt" FROM memories
         WHERE user_id = $1::uuid AND type IS NOT DISTINCT FROM $2::text AND thread_id IS NOT DISTINCT FROM $3::uuid
-          AND ${LIVE} AND embedder = $4 AND embedding IS NOT NULL
+          AND (data IS NOT NULL) = $6 AND ${LIVE} AND embedder = $4 AND embedding IS NOT NULL
         ORDER BY created_at DESC, id DESC LIMIT $5`,
-      [userId, type, threadId, embedderId, settings.nearScanMax],
+      [userId, type, threadId, embedderId, settings.nearScanMax, structured],
     );
-    const vectors = rows.map((row) => ({ id: row.id, vector: storedToVector(row.embedding) }));
+    const vectors = rows.map((row) => ({ id: row.id, vector: storedToVector(row.embedding), expiresAt: row.expiresAt }));
     for (const i of members) {
       let best: { id: string; score: number } | undefined;
-      for (const { id, vector } of vectors) {
+      for (const { id, vector, expiresAt } of vectors) {
+        if (!outlives(expiresAt, candidates[i]!.row.expiresAt)) continue;
         const score = cosine(candidates[i]!.vector!, vector);
         if (score >= settings.nearSimilarity && (!best || score > best.score)) best = { id, score };
       }

@@ -96,6 +96,25 @@ describe.skipIf(databaseUnavailable())("duplicate guard, asked for per create (D
     expect(again.body.is_archived).toBe(false);
   });
 
+  it("does not answer a memory that expires before the create asks its memory to: a copy is stored", async () => {
+    const soon = await suite.user.api.post("/api/v1/memory", { content: "keys are in the drawer", ttl_seconds: 60, dedupe: true });
+    // kept for good: a copy of its own
+    const forGood = await suite.user.api.post("/api/v1/memory", { content: "keys are in the drawer", dedupe: true });
+    expect([forGood.status, forGood.body.expires_at]).toEqual([201, null]);
+    // one that lasts as long or longer answers, the oldest such first
+    const longer = await suite.user.api.post("/api/v1/memory", { content: "keys are in the drawer", ttl_seconds: 3600, dedupe: true });
+    expect([longer.status, longer.body.id]).toEqual([200, forGood.body.id]);
+    const shorter = await suite.user.api.post("/api/v1/memory", { content: "keys are in the drawer", ttl_seconds: 30, dedupe: true });
+    expect([shorter.status, shorter.body.id]).toEqual([200, soon.body.id]);
+    // in one batch: an item kept for good is not answered by an earlier one that expires
+    const batch = await suite.user.api.post("/api/v1/memory/batch", [
+      { content: "umbrella by the door", ttl_seconds: 60, dedupe: true },
+      { content: "umbrella by the door", dedupe: true },
+    ]);
+    const [expiring, kept] = batch.body.results;
+    expect([expiring.success, kept.success, kept.deduplicated, kept.id === expiring.id]).toEqual([true, true, undefined, false]);
+  });
+
   it("follows content changes: a memory rewritten is found by its new content, not its old", async () => {
     const original = await suite.user.api.post("/api/v1/memory", { content: "old words here" });
     await suite.user.api.patch(`/api/v1/memories/${original.body.id}`, { content: "New words here" });
@@ -280,6 +299,14 @@ describe.skipIf(databaseUnavailable())("near duplicates (DEDUPE=near)", () => {
     const cat = await suite.user.api.post("/api/v1/memory", { content: "My cat is called Rex" });
     expect([dog.status, cat.status]).toEqual([201, 201]);
     expect((await suite.user.api.post("/api/v1/memory", { content: "Flight to Lisbon on 3 May", type: "task", dedupe: false })).status).toBe(201);
+  });
+
+  it("never answers a record with a text nor a text with a record, however near their vectors", async () => {
+    const text = await suite.user.api.post("/api/v1/memory", { content: '{"dose":"5mg","drug":"warfarin"}', type: "med" });
+    const record = await suite.user.api.post("/api/v1/memory", { content: { drug: "warfarin", dose: "5mg" }, type: "med" });
+    expect([text.status, record.status]).toEqual([201, 201]);
+    const again = await suite.user.api.post("/api/v1/memory", { content: { dose: "5mg", drug: "warfarin" }, type: "med" });
+    expect([again.status, again.body.id]).toEqual([200, record.body.id]);
   });
 
   it("GraphQL and batches: near duplicates of stored memories and of earlier items; never another user's", async () => {
