@@ -5,7 +5,7 @@ import type { StoredEmbedding } from "./export.ts";
 import { isUuid, newId } from "./ids.ts";
 import { canonicalJson, type JsonValue } from "./json.ts";
 import { completeValues, unknownThread, type MemoryInput, type MemoryValues } from "./memory-input.ts";
-import { insertMemories, type EmbeddingColumns, type InsertedMemory, type NewMemory } from "./memory-rows.ts";
+import { insertMemories, type EmbeddingColumns, type InsertedMemory, type NewMemory, type RecordTimes } from "./memory-rows.ts";
 import { MAX_BATCH_ITEMS, type MemoryService } from "./memory.ts";
 import type { Author } from "./principal.ts";
 import { threadValues, type ThreadInput } from "./thread.ts";
@@ -54,6 +54,29 @@ interface Checked {
 
 interface ExistingMemory extends MemoryValues {
   userId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The times a line gives, to be kept. */
+const lineTimes = (item: { createdAt?: Date | null; updatedAt?: Date | null }): RecordTimes => ({
+  ...(item.createdAt ? { createdAt: item.createdAt } : {}),
+  ...(item.updatedAt ? { updatedAt: item.updatedAt } : {}),
+});
+
+/** A new record's creation: the line's, else its updated_at (nothing is changed before it is made), else now. */
+const createdAtOf = (item: { createdAt?: Date | null; updatedAt?: Date | null }): Date | null => item.createdAt ?? item.updatedAt ?? null;
+
+/** Whether a stored record has the times the line gives (a line without them has nothing to compare). */
+const sameTimes = (stored: { createdAt: Date; updatedAt: Date }, times: RecordTimes) =>
+  (!times.createdAt || times.createdAt.getTime() === stored.createdAt.getTime()) &&
+  (!times.updatedAt || times.updatedAt.getTime() === stored.updatedAt.getTime());
+
+/** The line's times over a stored record: refused when its updated_at would come before the record's creation. */
+function checkTimes(stored: { createdAt: Date }, times: RecordTimes): void {
+  if (times.updatedAt && times.updatedAt < (times.createdAt ?? stored.createdAt)) {
+    throw invalid("updated_at", "must not be before created_at (the record's, when the line gives none)");
+  }
 }
 
 /**
@@ -139,20 +162,22 @@ export class ImportService extends WritingService {
     try {
       const values = threadValues(item.input, this.limits);
       id = id === null ? newId() : checkId(id);
+      const times = lineTimes(item);
       const held = async (found: Thread): Promise<ImportResult> => {
         if (found.userId !== author.userId) throw idTaken();
         const same = canonicalJson([found.title, found.description, found.metadata, found.status] as JsonValue) ===
           canonicalJson([values.title, values.description, values.metadata, values.status] as JsonValue);
-        if (same) return result("skipped", id);
-        await this.db.prisma.thread.update({ where: { id: found.id }, data: values });
+        if (same && sameTimes(found, times)) return result("skipped", id);
+        checkTimes(found, times);
+        await this.db.prisma.thread.update({ where: { id: found.id }, data: { ...values, ...times } });
         this.relay.wake();
         return result("updated", id);
       };
       const found = await this.db.prisma.thread.findUnique({ where: { id } });
       if (found) return await held(found);
-      const times = { ...(item.createdAt ? { createdAt: item.createdAt } : {}), ...(item.updatedAt ? { updatedAt: item.updatedAt } : {}) };
       try {
-        await this.db.prisma.thread.create({ data: { id, userId: author.userId, ...values, ...times } });
+        const createdAt = createdAtOf(item);
+        await this.db.prisma.thread.create({ data: { id, userId: author.userId, ...values, ...times, ...(createdAt ? { createdAt } : {}) } });
       } catch (error) {
         // stored meanwhile by a concurrent import: as if it had been there at first
         const meanwhile = (error as { code?: unknown }).code === "P2002" ? await this.db.prisma.thread.findUnique({ where: { id } }) : null;
@@ -188,9 +213,15 @@ export class ImportService extends WritingService {
     const updates: Checked[] = [];
     // a record stored already: the same skipped, a changed one replaced, another user's failed
     const held = (c: Checked, found: ExistingMemory) => {
-      if (found.userId !== author.userId) outcome(c, "failed", idTaken());
-      else if (memoryKey(found) === memoryKey(c.values)) outcome(c, "skipped");
-      else updates.push(c);
+      if (found.userId !== author.userId) return outcome(c, "failed", idTaken());
+      if (memoryKey(found) === memoryKey(c.values) && sameTimes(found, lineTimes(c.item))) return outcome(c, "skipped");
+      try {
+        checkTimes(found, lineTimes(c.item));
+        updates.push(c);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        outcome(c, "failed", error);
+      }
     };
     const existing = await this.existing(checked.map((c) => c.id));
     for (const c of checked) {
@@ -206,7 +237,7 @@ export class ImportService extends WritingService {
       id: c.id,
       userId: author.userId,
       writtenByKey: author.keyId,
-      createdAt: c.item.createdAt ?? null,
+      createdAt: createdAtOf(c.item),
       updatedAt: c.item.updatedAt ?? null,
     }));
     const stored = await this.insert(rows);
@@ -228,7 +259,7 @@ export class ImportService extends WritingService {
 
     for (const c of updates) {
       try {
-        await this.memories.restore(author, c.id, c.values, this.keptEmbedding(c.item));
+        await this.memories.restore(author, c.id, c.values, this.keptEmbedding(c.item), lineTimes(c.item));
         outcome(c, "updated");
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
@@ -243,7 +274,7 @@ export class ImportService extends WritingService {
     if (ids.length === 0) return new Map();
     const rows = await this.db.sql.query<ExistingMemory & { id: string }>(
       `SELECT id, user_id AS "userId", content, data, type, tags, metadata, thread_id AS "threadId", is_archived AS "isArchived",
-              expires_at AS "expiresAt"
+              expires_at AS "expiresAt", created_at AS "createdAt", updated_at AS "updatedAt"
          FROM memories WHERE id = ANY($1::uuid[])`,
       [ids],
     );

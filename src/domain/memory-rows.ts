@@ -191,7 +191,13 @@ export interface MemoryChanges extends Partial<MemoryValues> {
   embedder?: string | null;
   lexicalVersion?: number;
   writtenByKey?: string | null;
+  /** An import's times of the record (else created_at stays and updated_at is now). */
+  createdAt?: Date;
+  updatedAt?: Date;
 }
+
+/** A record's times as an import keeps them. */
+export type RecordTimes = Pick<MemoryChanges, "createdAt" | "updatedAt">;
 
 const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?: boolean]> = {
   content: ["content", "text"],
@@ -206,10 +212,23 @@ const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?:
   embedder: ["embedder", "text"],
   lexicalVersion: ["lexical_version", "smallint"],
   writtenByKey: ["written_by_key", "uuid"],
+  createdAt: ["created_at", "timestamptz"],
+  updatedAt: ["updated_at", "timestamptz"],
 };
 
 /** The columns the API shows of a memory: a write that leaves them all as they were changes nothing. */
-const SHOWN: readonly (keyof MemoryChanges)[] = ["content", "data", "type", "tags", "metadata", "threadId", "isArchived", "expiresAt"];
+const SHOWN: readonly (keyof MemoryChanges)[] = [
+  "content",
+  "data",
+  "type",
+  "tags",
+  "metadata",
+  "threadId",
+  "isArchived",
+  "expiresAt",
+  "createdAt",
+  "updatedAt",
+];
 
 /**
  * Sets the changed columns of one memory (and updated_at), inside the caller's transaction, unless every shown
@@ -219,7 +238,7 @@ const SHOWN: readonly (keyof MemoryChanges)[] = ["content", "data", "type", "tag
  */
 export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<boolean> {
   const params: unknown[] = [id];
-  const sets = ["updated_at = now()"];
+  const sets = changes.updatedAt === undefined ? ["updated_at = now()"] : [];
   const differs: string[] = [];
   if (changes.content !== undefined) {
     params.push(contentKey(changes.content, changes.data != null));

@@ -9,7 +9,7 @@ import { GroupInsert } from "./group-insert.ts";
 import type { Counted } from "./list-totals.ts";
 import { isUuid, newId } from "./ids.ts";
 import { LEXICAL_VERSION, replaceTerms } from "./lexical.ts";
-import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type EmbeddingColumns, type InsertedMemory, type MemoryChanges } from "./memory-rows.ts";
+import { deletingKeySql, insertMemories, lockOwnThread, updateColumns, type EmbeddingColumns, type InsertedMemory, type MemoryChanges, type RecordTimes } from "./memory-rows.ts";
 import {
   checkTags,
   checkType,
@@ -288,16 +288,16 @@ export class MemoryService extends WritingService {
 
   /**
    * An import's full replacement of a memory its author holds already: `vector`, the file's embedding when it
-   * was made by this service's embedder, is kept instead of embedding the content again.
+   * was made by this service's embedder, is kept instead of embedding the content again; `times`, the record's.
    */
-  restore(author: Author, id: string, values: MemoryValues, vector?: EmbeddingColumns): Promise<Memory> {
-    return this.write(author, id, values, {}, vector);
+  restore(author: Author, id: string, values: MemoryValues, vector?: EmbeddingColumns, times: RecordTimes = {}): Promise<Memory> {
+    return this.write(author, id, { ...values, ...times }, {}, vector);
   }
 
   private async write(
     author: Author,
     id: string,
-    values: Partial<MemoryValues>,
+    values: Partial<MemoryValues> & RecordTimes,
     query: MemoryQuery,
     vector?: EmbeddingColumns,
   ): Promise<Memory> {

@@ -248,6 +248,34 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     expect((await target.get(`/api/v1/memories/${later.id}`)).body.expires_at).toBe(moved);
   });
 
+  it("keeps the file's times when it replaces a record, and takes a change of times alone as a change", async () => {
+    const api = (await suite.server.newUser()).api;
+    const id = "01a20000-0000-7000-8000-0000000071e5";
+    const thread = "01a20000-0000-7000-8000-0000000071e6";
+    const [created, updated, later] = ["2025-01-01T00:00:00.000Z", "2025-06-01T00:00:00.000Z", "2025-07-01T00:00:00.000Z"];
+    const first = await importOf(api, [
+      { kind: "thread", id: thread, title: "Times", updated_at: updated },
+      { id, content: "v1", created_at: created, updated_at: updated },
+    ]);
+    expect(first).toMatchObject({ created: 2, failed: 0 });
+    // a line with updated_at alone: created then too, never after its own change
+    expect((await api.get(`/api/v1/threads/${thread}`)).body.thread).toMatchObject({ created_at: updated, updated_at: updated });
+    const replaced = await importOf(api, [
+      { kind: "thread", id: thread, title: "Times, renamed", created_at: created, updated_at: later },
+      { id, content: "v2", created_at: created, updated_at: later },
+    ]);
+    expect(replaced.results.map((r) => r.status)).toEqual(["updated", "updated"]);
+    expect((await api.get(`/api/v1/memories/${id}`)).body).toMatchObject({ content: "v2", created_at: created, updated_at: later });
+    expect((await api.get(`/api/v1/threads/${thread}`)).body.thread).toMatchObject({ title: "Times, renamed", created_at: created, updated_at: later });
+    // the same record with other times is a change; the same times, nothing
+    expect((await importOf(api, [{ id, content: "v2", created_at: created, updated_at: updated }])).results[0]!.status).toBe("updated");
+    expect((await api.get(`/api/v1/memories/${id}`)).body.updated_at).toBe(updated);
+    expect((await importOf(api, [{ id, content: "v2", created_at: created, updated_at: updated }])).results[0]!.status).toBe("skipped");
+    // an updated_at before the record's creation (the line gives none) fails its line
+    const early = await importOf(api, [{ id, content: "v3", updated_at: "2024-01-01T00:00:00.000Z" }]);
+    expect(early.results[0]).toMatchObject({ status: "failed", error: { message: expect.stringMatching(/^updated_at must not be before created_at/) } });
+  });
+
   it("stores a record given twice in one file once: the later line replaces the earlier", async () => {
     const api = (await suite.server.newUser()).api;
     const id = "01a20000-0000-7000-8000-00000000abcd";
