@@ -13,9 +13,10 @@ import { insertMemoriesIn, MEMORY_COLUMNS, type InsertedMemory, type NewMemory, 
  * The duplicate guard: a create asked to deduplicate (or under the server's DEDUPE) that finds a memory of the
  * same user with the same normalised content, type and thread (`exact`), or in `near` mode one whose vector is
  * at least DEDUPE_NEAR_SIMILARITY (cosine) from the new text's, answers that memory instead of storing a second
- * copy. Archived and expired memories do not count: re-creating one means wanting it live again. Nor does a
- * memory that expires before the create asks its memory to (a create without expiry asks for one for good), nor,
- * in near mode, a record for a text or a text for a record.
+ * copy. Archived and expired memories do not count: re-creating one means wanting it live again. A create kept
+ * for good is answered only by a memory kept for good (one that expires would take the caller's memory with it);
+ * a create that expires, by the duplicate that lives longest. In near mode a record never answers a text, nor a
+ * text a record.
  */
 export type DedupeMode = DedupeSettings["mode"];
 
@@ -58,9 +59,11 @@ const scopeOf = (row: NewMemory): Scope => ({
 const sameScope = (a: Scope, b: Scope) => a.key === b.key && sameGroup(a, b);
 const sameGroup = (a: Group, b: Group) => a.type === b.type && a.threadId === b.threadId && a.structured === b.structured;
 
-/** Whether a memory expiring at `expiresAt` keeps as long as a create asks for (`wanted`; null: for good). */
-const outlives = (expiresAt: Date | null | undefined, wanted: Date | null | undefined): boolean =>
-  expiresAt == null || (wanted != null && expiresAt.getTime() >= wanted.getTime());
+/** Whether a memory expiring at `expiresAt` may answer a create that asks for `wanted` (null: kept for good). */
+const answers = (expiresAt: Date | null | undefined, wanted: Date | null | undefined): boolean => expiresAt == null || wanted != null;
+
+/** How long a memory lives, for the choice among duplicates: for good first, then the latest expiry. */
+const lifetime = (expiresAt: Date | null | undefined): number => expiresAt?.getTime() ?? Infinity;
 
 /** What the memory service deduplicates its creates with: the settings, and the embedder near mode compares by. */
 export class DuplicateGuard {
@@ -121,11 +124,14 @@ async function insertDeduplicated(
     const decided: Decision[] = [];
     const rows: NewMemory[] = [];
     candidates.forEach((candidate, i) => {
-      const lasts = (expiresAt: Date | null | undefined) => outlives(expiresAt, candidate.row.expiresAt);
+      const lasts = (expiresAt: Date | null | undefined) => answers(expiresAt, candidate.row.expiresAt);
       const earlier = (match: (j: number) => boolean) =>
         decided.findIndex((d, j) => "row" in d && lasts(candidates[j]!.row.expiresAt) && match(j));
+      const same = exact.filter((memory) => sameScope(scopes[i]!, memory) && lasts(memory.expiresAt));
+      // the oldest of those that live longest (exact is oldest first, and the sort keeps that order among ties)
+      const longest = same.sort((a, b) => lifetime(b.expiresAt) - lifetime(a.expiresAt))[0];
       const duplicate = candidate.mode === "off" ? undefined : findDuplicate(candidate, {
-        existing: exact.find((memory) => sameScope(scopes[i]!, memory) && lasts(memory.expiresAt))?.id ?? nearby.get(i),
+        existing: longest?.id ?? nearby.get(i),
         twin: earlier((j) => sameScope(scopes[i]!, scopes[j]!)),
         close: (vector) => earlier((j) => sameGroup(scopes[i]!, scopes[j]!) && isClose(vector, candidates[j]!.vector, settings)),
       });
@@ -192,7 +198,7 @@ function exactMatches(sql: Sql, userId: string, keys: readonly string[]): Promis
 
 /**
  * For each near-mode candidate with a vector: the user's memory of the same type, thread and kind (text or record)
- * nearest to it that keeps as long as the candidate asks, when at least `nearSimilarity` close. Compares the stored vectors of the newest `nearScanMax` such memories; a
+ * nearest to it that may answer it (`answers`), when at least `nearSimilarity` close. Compares the stored vectors of the newest `nearScanMax` such memories; a
  * memory whose vector has not been made yet (background embedder) is found by the exact rule only.
  */
 async function nearMatches(
@@ -223,7 +229,7 @@ async function nearMatches(
     for (const i of members) {
       let best: { id: string; score: number } | undefined;
       for (const { id, vector, expiresAt } of vectors) {
-        if (!outlives(expiresAt, candidates[i]!.row.expiresAt)) continue;
+        if (!answers(expiresAt, candidates[i]!.row.expiresAt)) continue;
         const score = cosine(candidates[i]!.vector!, vector);
         if (score >= settings.nearSimilarity && (!best || score > best.score)) best = { id, score };
       }

@@ -106,6 +106,21 @@ export class HistoryService {
     return Number(row?.n ?? 0);
   }
 
+  /**
+   * Of these ids, those whose history another user than `userId` keeps (a memory of theirs deleted less than
+   * retentionDays ago): the id is still theirs, so that an import of their export can restore the memory, and
+   * their history never goes on under someone else's record.
+   */
+  async heldByOthers(userId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.sql.query<{ id: string }>(
+      `SELECT DISTINCT memory_id AS id FROM memory_versions
+        WHERE memory_id = ANY($1::uuid[]) AND user_id <> $2::uuid AND changed_at >= now() - $3 * interval '1 day'`,
+      [ids, userId, this.retentionDays],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
   /** Removes the history of memories deleted more than retentionDays ago; answers how many versions went. */
   async purge(): Promise<number> {
     const [row] = await this.db.sql.query<{ n: number | bigint }>(

@@ -2,6 +2,7 @@ import type { Thread } from "../generated/prisma/client.ts";
 import { WritingService } from "./writing-service.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { StoredEmbedding } from "./export.ts";
+import type { HistoryService } from "./history.ts";
 import { isUuid, newId } from "./ids.ts";
 import { canonicalJson, type JsonValue } from "./json.ts";
 import { completeValues, unknownThread, type MemoryInput, type MemoryValues } from "./memory-input.ts";
@@ -105,10 +106,12 @@ const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code
  */
 export class ImportService extends WritingService {
   private readonly memories: MemoryService;
+  private readonly history: HistoryService;
 
-  constructor(memories: MemoryService, ...deps: ConstructorParameters<typeof WritingService>) {
+  constructor(memories: MemoryService, history: HistoryService, ...deps: ConstructorParameters<typeof WritingService>) {
     super(...deps);
     this.memories = memories;
+    this.history = history;
   }
 
   /** How much of an import is read: a line as much as a request body, the whole of it up to maxImportBytes. */
@@ -224,9 +227,11 @@ export class ImportService extends WritingService {
       }
     };
     const existing = await this.existing(checked.map((c) => c.id));
+    const othersHistory = await this.history.heldByOthers(author.userId, checked.filter((c) => !existing.has(c.id)).map((c) => c.id));
     for (const c of checked) {
       const found = existing.get(c.id);
       if (found) held(c, found);
+      else if (othersHistory.has(c.id)) outcome(c, "failed", idTaken());
       else inserts.push(c);
     }
 

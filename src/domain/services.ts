@@ -135,6 +135,6 @@ function createServices(
     history,
     expiry: new ExpirySweeper(db, totals, indexer, relay, logger, config.expirySweepSeconds),
     exports: new ExportService(db, history),
-    imports: new ImportService(memories, db, config.limits, totals, indexer, relay),
+    imports: new ImportService(memories, history, db, config.limits, totals, indexer, relay),
   };
 }

@@ -173,6 +173,20 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     expect((await other.api.get("/api/v1/memory")).body.memories[0].content).toBe(record.content);
   });
 
+  it("keeps a deleted memory's id its owner's while its history is kept: another user's import of it fails, the owner's restores it", async () => {
+    const owner = await suite.server.newUser();
+    const other = await suite.server.newUser();
+    const memory = (await owner.api.post("/api/v1/memory", { content: "a diary entry" })).body;
+    await owner.api.patch(`/api/v1/memories/${memory.id}`, { content: "a diary entry, edited" });
+    const { lines } = await exportOf(owner.api);
+    expect((await owner.api.delete(`/api/v1/memories/${memory.id}`)).status).toBe(200);
+    const taken = await importOf(other.api, [{ id: memory.id, content: "someone else's" }]);
+    expect(taken.results[0]).toMatchObject({ status: "failed", error: { message: expect.stringMatching(/^id is in use, not by one of your records/) } });
+    expect((await importOf(owner.api, lines)).results[0]).toMatchObject({ status: "created", id: memory.id });
+    const versions = (await owner.api.get(`/api/v1/memories/${memory.id}/history`)).body.history.map((v: Line) => v.version);
+    expect(versions).toEqual([4, 3, 2, 1]);
+  });
+
   it("reports each bad line on its own and stores the others", async () => {
     const api = (await suite.server.newUser()).api;
     const long = JSON.stringify({ content: "x".repeat(suite.server.app.config.limits.maxBodyBytes) });

@@ -302,7 +302,7 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
       const memory = { content: "the gate code is 4471", dedupe: true };
       const first = await user.api.post("/api/v1/memory", { ...memory, ttl_seconds: 1 });
       expect(first.status).toBe(201);
-      const again = await user.api.post("/api/v1/memory", memory);
+      const again = await user.api.post("/api/v1/memory", { ...memory, ttl_seconds: 1 });
       expect([again.status, again.body.id, again.body.deduplicated]).toEqual([200, first.body.id, true]);
       await until(first.body.expires_at as string);
       const afterExpiry = await user.api.post("/api/v1/memory", memory);
