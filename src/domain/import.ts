@@ -209,8 +209,9 @@ export class ImportService extends WritingService {
         results[index] = { line, kind: "memory", id: item.id ?? null, status: "failed", error };
       }
     });
+    // a line without an id that failed names none: the id made for it was never stored
     const outcome = (c: Checked, status: ImportStatus, error?: AppError) =>
-      (results[c.index] = { line: c.line, kind: "memory", id: c.id, status, ...(error ? { error } : {}) });
+      (results[c.index] = { line: c.line, kind: "memory", id: error && c.item.id == null ? null : c.id, status, ...(error ? { error } : {}) });
 
     const inserts: Checked[] = [];
     const updates: Checked[] = [];

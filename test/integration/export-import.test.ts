@@ -224,6 +224,8 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     expect(byLine[4].error).toEqual({ code: "VALIDATION_ERROR", message: "content must not be empty" });
     expect(byLine[5].error.code).toBe("PAYLOAD_TOO_LARGE");
     expect(byLine[6].error).toEqual({ code: "VALIDATION_ERROR", message: "thread_id does not name one of your threads" });
+    // checked as a create and failed when stored: no id was stored, so none is named
+    expect(byLine[6].id).toBeNull();
     expect(byLine[7].error.message).toMatch(/^kind must be/);
     expect(byLine[8].error.code).toBe("VALIDATION_ERROR");
     expect(byLine[9]).toMatchObject({ status: "created" });
