@@ -151,13 +151,13 @@ builder.queryFields((t) => ({
     description:
       "Your memories, newest first, a page at a time (first/after forward, last/before back, at most 100). A cursor keeps its place while memories are added.",
     args: { filter: t.arg({ type: MemoryFilter }) },
-    resolve: (_root, { filter, ...args }, context, info) => {
+    resolve: async (_root, { filter, ...args }, context, info) => {
       // the plugin would quietly cut a larger page down: a client asking for more should hear so
       for (const side of ["first", "last"] as const) {
         const size = args[side];
         if (size != null && (size < 0 || size > MAX_PAGE_SIZE)) throw invalid(side, `must be a whole number from 0 to ${MAX_PAGE_SIZE}`);
       }
-      return resolveCursorConnection<Promise<Memory[]>>(
+      const page = await resolveCursorConnection<Promise<Memory[]>>(
         { args, toCursor: (memory: Memory) => cursorOf(memory), defaultSize: DEFAULT_LIST_LIMIT, maxSize: MAX_PAGE_SIZE },
         (window): Promise<Memory[]> =>
           context.services.memories.listWindow(
@@ -167,6 +167,9 @@ builder.queryFields((t) => ({
             queryFromInfo({ context, info, path: ["edges", "node"], typeName: "Memory" }),
           ),
       );
+      // an empty page's cursors: the plugin gives "" where no cursor was sent, which no request takes back; Relay's null
+      const { startCursor, endCursor } = page.pageInfo;
+      return { ...page, pageInfo: { ...page.pageInfo, startCursor: startCursor || null, endCursor: endCursor || null } };
     },
   }, { name: "MemoryConnection" }, { name: "MemoryEdge" }),
   memories: t.field({

@@ -66,6 +66,20 @@ describe.skipIf(databaseUnavailable())("cursor pagination of memories (GraphQL c
     const res = await stranger.api.graphql<Connection>(PAGE, { first: 100 });
     expect(res.body.data!.memoriesConnection.edges).toEqual([]);
   });
+
+  it("gives an empty page null cursors, or the cursor it was sent (one a request takes back)", async () => {
+    const stranger = await suite.server.newUser();
+    for (const variables of [{ first: 0 }, { last: 0 }]) {
+      const { contents, info } = await page(variables);
+      expect([contents, info.startCursor, info.endCursor]).toEqual([[], null, null]);
+    }
+    const nobody = (await stranger.api.graphql<Connection>(PAGE, { first: 10 })).body.data!.memoriesConnection.pageInfo;
+    expect([nobody.startCursor, nobody.endCursor]).toEqual([null, null]);
+    const { info: first } = await page({ first: 1 });
+    const { contents, info } = await page({ first: 0, after: first.endCursor });
+    expect([contents, info.endCursor]).toEqual([[], first.endCursor]);
+    expect((await page({ first: 1, after: info.endCursor })).contents).toHaveLength(1);
+  });
 });
 
 describe.skipIf(databaseUnavailable())("cursor pagination of memories (REST)", () => {
