@@ -291,7 +291,8 @@ export class MemoryService extends WritingService {
    * was made by this service's embedder, is kept instead of embedding the content again; `times`, the record's.
    */
   restore(author: Author, id: string, values: MemoryValues, vector?: EmbeddingColumns, times: RecordTimes = {}): Promise<Memory> {
-    return this.write(author, id, { ...values, ...times }, {}, vector);
+    // a memory of the author's past its expiry, which the sweeper has not deleted yet, is replaced as well
+    return this.write(author, id, { ...values, ...times }, {}, vector, true);
   }
 
   private async write(
@@ -300,6 +301,7 @@ export class MemoryService extends WritingService {
     values: Partial<MemoryValues> & RecordTimes,
     query: MemoryQuery,
     vector?: EmbeddingColumns,
+    expiredToo = false,
   ): Promise<Memory> {
     if (!isUuid(id)) throw notFound("Memory");
     let changes: MemoryChanges = { ...values, writtenByKey: author.keyId };
@@ -313,7 +315,7 @@ export class MemoryService extends WritingService {
       // the thread before the memory: lockOwnThread says why
       if (values.threadId != null && !(await lockOwnThread(sql, author.userId, values.threadId))) throw unknownThread();
       const [row] = await sql.query<{ id: string }>(
-        `SELECT id FROM memories WHERE id = $1::uuid AND user_id = $2::uuid AND ${unexpiredSql()} FOR UPDATE`,
+        `SELECT id FROM memories WHERE id = $1::uuid AND user_id = $2::uuid${expiredToo ? "" : ` AND ${unexpiredSql()}`} FOR UPDATE`,
         [id, author.userId],
       );
       if (!row) throw notFound("Memory");
