@@ -342,9 +342,8 @@ describe.skipIf(databaseUnavailable())("an import past MAX_IMPORT_BYTES sent wit
   // read in chunks of 64 KB: the limit falls in the fourth, after hundreds of lines stored
   const suite = serverWithUser({ MAX_IMPORT_BYTES: "200000" });
 
-  it("stops where it passes the limit, and its 413 lists the lines stored before, as a 200 would", async () => {
-    const line = (i: number) => `${JSON.stringify({ content: `line ${i} ${"x".repeat(250)}` })}\n`;
-    const { status, body } = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+  const send = (lines: readonly string[]) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
       const req = request(`${suite.server.url}/api/v1/import`, {
         method: "POST",
         headers: { ...NDJSON, authorization: `Bearer ${suite.user.key}` }, // chunked: the server learns the size as it reads
@@ -355,9 +354,13 @@ describe.skipIf(databaseUnavailable())("an import past MAX_IMPORT_BYTES sent wit
         resolve({ status: res.statusCode!, body: JSON.parse(text) });
       });
       req.on("error", reject);
-      for (let i = 1; i <= 1100; i++) req.write(line(i));
+      for (const line of lines) req.write(line);
       req.end();
     });
+
+  it("stops where it passes the limit, and its 413 lists the lines stored before, as a 200 would", async () => {
+    const line = (i: number) => `${JSON.stringify({ content: `line ${i} ${"x".repeat(250)}` })}\n`;
+    const { status, body } = await send(Array.from({ length: 1100 }, (_, i) => line(i + 1)));
     expect(status).toBe(413);
     expect(body.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringContaining("the import stopped there") });
     expect(body.results.length).toBeGreaterThan(0);
@@ -365,5 +368,13 @@ describe.skipIf(databaseUnavailable())("an import past MAX_IMPORT_BYTES sent wit
     expect(body.created).toBe(body.results.length);
     const stored = await suite.user.api.get("/api/v1/memory?limit=1");
     expect(stored.body.total, "exactly the lines it lists are stored").toBe(body.results.length);
+  });
+
+  it("answers so too when it stops before a line was stored: zero counts, no results", async () => {
+    // fewer lines than a statement stores at once: none is stored before the limit is passed
+    const { status, body } = await send(Array.from({ length: 80 }, (_, i) => `${JSON.stringify({ content: `big ${i} ${"y".repeat(3000)}` })}\n`));
+    expect(status).toBe(413);
+    expect(body).toMatchObject({ created: 0, updated: 0, skipped: 0, failed: 0, results: [] });
+    expect(body.error.message).toMatch(/the import stopped there, before any line was stored$/);
   });
 });

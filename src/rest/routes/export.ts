@@ -129,10 +129,11 @@ export const importRecords: RestHandler = async ({ req, query, schema, context }
     } catch (error) {
       // the import stores as it reads: a body sent without Content-Length that passes the limit is stopped there,
       // and the lines stored before it are listed, as a 200 would list them (their retry skips them)
-      if (!(error instanceof AppError) || error.code !== "PAYLOAD_TOO_LARGE" || results.length === 0) throw error;
+      if (!(error instanceof AppError) || error.code !== "PAYLOAD_TOO_LARGE") throw error;
       const stopped = { created: 0, updated: 0, skipped: 0, failed: 0 };
       for (const { status } of results) stopped[status]++;
-      const message = `${error.message}: the import stopped there, after the ${results.length} lines that results lists`;
+      const where = results.length ? `after the ${results.length} lines that results lists` : "before any line was stored";
+      const message = `${error.message}: the import stopped there, ${where}`;
       return { status: 413, body: { error: restError({ code: error.code, message }), ...stopped, results } };
     }
   } else if (isJsonContentType(req)) {
