@@ -61,10 +61,16 @@ export function exportLine(item: ExportItem) {
   };
 }
 
+/**
+ * ISO 8601 with a time and a zone, as exports write them and GraphQL's DateTime takes them (years of more than
+ * four digits too, which the range check then names): Date alone reads "2025-01-02", "1" (2001) or "May 3".
+ */
+const TIMESTAMP = /^[+-]?\d{4,6}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
 function timestampOf(value: unknown, field: string): Date | null {
   if (value == null) return null;
-  const date = typeof value === "string" ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw invalid(field, "must be an ISO 8601 timestamp");
+  const date = typeof value === "string" && TIMESTAMP.test(value) ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw invalid(field, "must be an ISO 8601 timestamp with a time and a zone (2026-01-31T09:00:00Z)");
   if (!isStorableInstant(date.getTime())) throw invalid(field, `must be ${STORABLE_INSTANTS}`);
   return date;
 }

@@ -204,12 +204,15 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
       JSON.stringify({ kind: "thread", title: "ends after year 9999", updated_at: "+010000-01-01T00:00:00Z" }),
       JSON.stringify({ content: "from the future", created_at: "2099-01-01T00:00:00Z" }),
       JSON.stringify({ content: "changed before made", created_at: "2026-01-02T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" }),
+      JSON.stringify({ content: "a date alone", created_at: "2025-01-02" }),
+      JSON.stringify({ content: "a number Date reads as 2001", updated_at: "1" }),
     ].join("\n");
     const res = await api.post("/api/v1/import", undefined, { raw: body, headers: NDJSON });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ created: 2, failed: 10 });
+    expect(res.body).toMatchObject({ created: 2, failed: 12 });
     const byLine = Object.fromEntries(res.body.results.map((r: Line) => [r.line, r]));
-    expect(Object.keys(byLine).map(Number)).toEqual([1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    expect(Object.keys(byLine).map(Number)).toEqual([1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+    for (const line of [14, 15]) expect(byLine[line].error.message).toMatch(/^(created|updated)_at must be an ISO 8601 timestamp with a time and a zone/);
     // instants the database cannot store fail their own lines, not the import
     expect(byLine[10].error).toEqual({ code: "VALIDATION_ERROR", message: "created_at must be between 0001-01-01 and 9999-12-31 (UTC)" });
     expect(byLine[11].error).toEqual({ code: "VALIDATION_ERROR", message: "updated_at must be between 0001-01-01 and 9999-12-31 (UTC)" });
