@@ -26,6 +26,9 @@ export default defineConfig({
       // few MB: PostgreSQL sets up its whole page cache as it starts, 0.15 CPU-s of each of a few hundred starts
       // at the default 32 MB
       PGLITE_SHARED_BUFFERS_MB: "8",
+      // a few hundred servers are stopped with their clients' keep-alive connections open: each would wait out the
+      // grace (operations.test.ts tests it)
+      SHUTDOWN_IDLE_GRACE_MS: "0",
     },
     // vitest's default leaves one core free, which on a 2-core machine runs the files one at a time; most of an
     // integration file's time is spent waiting on its server or a child process, so two at a time on two cores

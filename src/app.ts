@@ -124,7 +124,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
         });
       }),
     async close() {
-      await http.drain(config.shutdownTimeoutMs);
+      await http.drain(config.shutdownTimeoutMs, config.shutdownIdleGraceMs);
       clearInterval(purge);
       await rateLimit.close();
       await services.expiry.stop();

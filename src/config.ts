@@ -81,6 +81,7 @@ const schema = z.object({
   GRAPHIQL: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.default(true),
   SHUTDOWN_TIMEOUT_MS: int(0).default(10_000),
+  SHUTDOWN_IDLE_GRACE_MS: int(0, 60_000).default(1_000),
 
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   WEBHOOK_MAX_ATTEMPTS: int(1, 100).default(7),
@@ -189,6 +190,8 @@ export interface Config {
   graphiql: boolean;
   introspection: boolean;
   shutdownTimeoutMs: number;
+  /** How long idle keep-alive connections stay open after SIGTERM, answering what arrives on them with Connection: close. */
+  shutdownIdleGraceMs: number;
   webhooks: WebhookSettings;
   dedupe: DedupeSettings;
   /** How long each /readyz check may take before it counts as failed. */
@@ -268,6 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphiql: e.GRAPHIQL,
     introspection: e.GRAPHQL_INTROSPECTION,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownIdleGraceMs: e.SHUTDOWN_IDLE_GRACE_MS,
     webhooks: {
       allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,

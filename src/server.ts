@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Server as NetServer } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Config } from "./config.ts";
 import type { Services } from "./domain/services.ts";
 import type { GraphQLEndpoint } from "./graphql/endpoint.ts";
@@ -42,12 +44,18 @@ export interface HttpDeps {
 
 export interface HttpServer {
   server: Server;
-  /** Stops taking requests, lets the ones in flight finish (up to the timeout), then closes connections. */
-  drain(timeoutMs: number): Promise<void>;
+  /**
+   * Stops taking connections, answers what arrives on the open ones for `idleGraceMs` (with Connection: close),
+   * lets the requests in flight finish (up to the timeout), then closes connections.
+   */
+  drain(timeoutMs: number, idleGraceMs: number): Promise<void>;
 }
 
 /** Paths the server answers itself, read-only (the docs and the dashboard check their methods on their own). */
 const SERVICE_PATHS = new Set(["/healthz", "/readyz", "/metrics", "/docs/migration"]);
+
+const openConnections = (server: Server): Promise<number> =>
+  new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
 
 /** One process serves GraphQL at /graphql, the REST routes, /mcp, /healthz and the documentation pages. */
 export function createHttpServer({ config, logger, services, metrics, graphql, rest, mcp, apiDocs, eventStreams, server: listening }: HttpDeps): HttpServer {
@@ -109,10 +117,14 @@ export function createHttpServer({ config, logger, services, metrics, graphql, r
 
   return {
     server,
-    async drain(timeoutMs) {
+    async drain(timeoutMs, idleGraceMs) {
       draining = true;
       eventStreams.endAll();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // net.Server's close: it stops listening and leaves the open connections be, where http.Server's (Node.js 19+)
+      // closes the idle keep-alive ones at once, and a request a client (a proxy's pool) sent on one as the signal
+      // came met a reset. They are closed after the grace; what arrives meanwhile is answered, with Connection: close.
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+      if (idleGraceMs > 0 && (await openConnections(server)) > 0) await sleep(Math.min(idleGraceMs, timeoutMs));
       server.closeIdleConnections();
       if (inFlight > 0) {
         await Promise.race([

@@ -166,7 +166,7 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
         held.write("Content-Length: 100\r\n\r\n{");
         probe.write("GET /readyz HTTP/1.1\r\nHost: x\r\n");
         await new Promise((resolve) => setTimeout(resolve, 100));
-        const drained = draining.app.http.drain(5000);
+        const drained = draining.app.http.drain(5000, 0);
         const answer = new Promise<string>((resolve) => {
           let text = "";
           probe.on("data", (chunk: Buffer) => {
@@ -184,6 +184,40 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
         held.destroy();
         probe.destroy();
         await draining.close();
+      }
+    });
+
+    it.each([
+      [1000, "answers a request sent on an idle keep-alive connection just after the signal, with Connection: close"],
+      [0, "without the grace, closes an idle keep-alive connection at once (a request sent on it meets a closed socket)"],
+    ])("grace %i ms: %s", async (grace, _what) => {
+      const server = await startTestServer();
+      const socket = await new Promise<Socket>((resolve, reject) => {
+        const opened = connect(Number(new URL(server.url).port), "127.0.0.1", () => resolve(opened)).once("error", reject);
+      });
+      const received: string[] = [];
+      const ended = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      socket.on("data", (chunk: Buffer) => received.push(chunk.toString())).on("error", () => {});
+      const answered = (count: number) =>
+        new Promise<void>((resolve) => {
+          const check = () => ((received.join("").match(/HTTP\/1\.1 /g) ?? []).length >= count ? resolve() : setTimeout(check, 5));
+          check();
+        });
+      try {
+        socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+        await answered(1); // the connection is idle now, kept alive
+        const drained = server.app.http.drain(5000, grace);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+        await Promise.race([answered(2), ended]);
+        const second = received.join("").split("HTTP/1.1 ")[2];
+        if (grace > 0) expect(second).toMatch(/^200 [^]*connection: close/i);
+        else expect(second).toBeUndefined();
+        await drained;
+        await ended;
+      } finally {
+        socket.destroy();
+        await server.close();
       }
     });
   });
