@@ -58,10 +58,11 @@ const schema = z.object({
 
   RATE_LIMIT_MAX: int(1).default(600),
   MAX_KEYS_PER_USER: int(1, 10000).default(20),
-  RATE_LIMIT_WINDOW_SECONDS: int(1).default(60),
+  // Node.js timers hold at most 2^31 - 1 ms (24.8 days): a longer window overflowed to 1 ms, and limited nothing
+  RATE_LIMIT_WINDOW_SECONDS: int(1, 2_147_483).default(60),
   REDIS_URL: url(["redis", "rediss"]).optional(),
   AUTH_FAILURE_LIMIT_MAX: int(1).default(20),
-  AUTH_FAILURE_WINDOW_SECONDS: int(1).default(60),
+  AUTH_FAILURE_WINDOW_SECONDS: int(1, 2_147_483).default(60),
   TRUST_PROXY_HOPS: int(0, 10).default(0),
   LEGACY_SUNSET_ENFORCE: bool.default(false),
 
@@ -80,7 +81,8 @@ const schema = z.object({
 
   GRAPHIQL: bool.default(true),
   GRAPHQL_INTROSPECTION: bool.default(true),
-  SHUTDOWN_TIMEOUT_MS: int(0).default(10_000),
+  // a timer of its own, plus 15 s for the database's close (main.ts), within a Node.js timer's 2^31 - 1 ms
+  SHUTDOWN_TIMEOUT_MS: int(0, 3_600_000).default(10_000),
   SHUTDOWN_IDLE_GRACE_MS: int(0, 60_000).default(1_000),
 
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),

@@ -9,6 +9,10 @@ describe("a setting the server cannot start with", () => {
     ["PORT", "http", "PORT: expected a whole number from 0 to 65535"],
     ["RATE_LIMIT_MAX", "0", "RATE_LIMIT_MAX: expected a whole number of at least 1"],
     ["WEBHOOK_MAX_ATTEMPTS", "1.5", "WEBHOOK_MAX_ATTEMPTS: expected a whole number"],
+    // beyond a Node.js timer's 2^31 - 1 ms: the limiters' windows overflowed to 1 ms and limited nothing
+    ["RATE_LIMIT_WINDOW_SECONDS", "2592000", "RATE_LIMIT_WINDOW_SECONDS: expected a whole number from 1 to 2147483"],
+    ["AUTH_FAILURE_WINDOW_SECONDS", "2592000", "AUTH_FAILURE_WINDOW_SECONDS: expected a whole number from 1 to 2147483"],
+    ["SHUTDOWN_TIMEOUT_MS", "2147483647", "SHUTDOWN_TIMEOUT_MS: expected a whole number from 0 to 3600000"],
   ])("%s=%s is refused with the range it must be in", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
