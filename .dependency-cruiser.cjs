@@ -18,7 +18,7 @@ const LAYERS = [
   { name: "transport", path: "^src/transport/", why: "request and response plumbing shared by every protocol" },
   { name: "domain", path: "^src/(domain|events|webhooks)/", why: "services and rules; the outbox relay and webhook deliveries they start" },
   { name: "search", path: "^src/(vectors|embeddings)/", why: "vector indexes and embedders" },
-  { name: "db", path: "^src/(db|generated)/", why: "the database: PGlite or PostgreSQL, migrations, Prisma's client" },
+  { name: "db", path: "^src/(db|generated)/", why: "the database: PGlite or PostgreSQL, migrations, Prisma's client; Redis' clients" },
   { name: "base", path: "^src/(config\\.ts|logger\\.ts|errors\\.ts|project-root\\.ts|text/|threads/)", why: "settings, logging, error codes, text analysis, starting worker threads" },
 ];
 

@@ -68,6 +68,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       throw error;
     });
   services.indexer.start();
+  services.events.connect();
   services.relay.start();
   services.deliveries.start();
   services.history.start();

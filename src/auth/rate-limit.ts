@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { closeRedis, openRedis } from "../db/redis.ts";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
@@ -52,9 +53,11 @@ export class RateLimit {
   static async create(config: Config, logger: Logger, onRejected: () => void): Promise<RateLimit> {
     const { redisUrl } = config.rateLimit;
     const redis = redisUrl
-      ? new (await import("ioredis")).Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+      ? await openRedis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }, logger, {
+          use: "rate limits",
+          without: "each instance counts alone",
+        })
       : undefined;
-    redis?.on("error", (error: Error) => logger.warn({ err: error.message }, "Redis for rate limits is unreachable"));
     const window = (name: string, { max, windowSeconds }: { max: number; windowSeconds: number }) => {
       const memory = new RateLimiterMemory({ points: max, duration: windowSeconds, keyPrefix: name });
       const limiter = redis
@@ -102,6 +105,6 @@ export class RateLimit {
   }
 
   async close(): Promise<void> {
-    await this.redis?.quit().catch(() => {});
+    if (this.redis) await closeRedis(this.redis);
   }
 }

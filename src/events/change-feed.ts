@@ -1,6 +1,8 @@
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
+import { randomUUID } from "node:crypto";
 import { Repeater } from "graphql-yoga";
 import type { Redis } from "ioredis";
+import { closeRedis, openRedis } from "../db/redis.ts";
 import type { Logger } from "../logger.ts";
 import type { ChangeEvent } from "./change-event.ts";
 
@@ -10,36 +12,66 @@ const topicOf = (userId: string) => `memory-service:changes:${userId}`;
 /** Where events are dispatched: this process' own, or Redis' (which carries `detail` as JSON). */
 type FeedTarget = Pick<EventTarget, "addEventListener" | "removeEventListener" | "dispatchEvent">;
 
+/** An event as it crosses Redis: with the instance that published it, whose own subscribers heard it already. */
+interface Shared {
+  origin: string;
+  event: ChangeEvent;
+}
+
+/** Redis' side of the feed: its event target and its two clients (a subscribed connection can do nothing else). */
+interface SharedFeed {
+  target: FeedTarget;
+  publishClient: Redis;
+  subscribeClient: Redis;
+}
+
 /**
- * The live stream of committed changes, per user: in this process, or through Redis (REDIS_URL) so that a
- * subscriber on one instance hears the writes made on another.
+ * The live stream of committed changes, per user. This process' subscribers hear its own events in the process,
+ * whether or not Redis answers; with REDIS_URL the events also go through Redis to the other instances, whose
+ * subscribers hear them there.
  */
 export class ChangeFeed {
-  private constructor(
-    private readonly target: FeedTarget,
-    private readonly redis: Redis[],
-  ) {}
+  private readonly local = new EventTarget();
+  private readonly origin = randomUUID();
+
+  private constructor(private readonly shared: SharedFeed | undefined) {}
 
   /**
-   * Two Redis clients (a subscribed connection can do nothing else), loaded and connected only when used: a
-   * process that neither publishes nor subscribes (the CLI) never connects.
+   * The Redis clients are loaded here and connected by `connect()`: a process that neither publishes nor
+   * subscribes (the CLI) never connects. Publishing does not queue while Redis is away (the other instances miss
+   * those events: they are live only; webhooks go from the outbox); subscribing does, and resubscribes once back.
    */
   static async open(redisUrl: string | undefined, logger: Logger): Promise<ChangeFeed> {
-    if (!redisUrl) return new ChangeFeed(new EventTarget(), []);
-    const { Redis } = await import("ioredis");
-    const [publishClient, subscribeClient] = [new Redis(redisUrl, { lazyConnect: true }), new Redis(redisUrl, { lazyConnect: true })];
-    for (const client of [publishClient, subscribeClient]) {
-      client.on("error", (error: Error) => logger.warn({ err: error.message }, "Redis for live events is unreachable"));
-    }
-    const eventTarget = createRedisEventTarget<CustomEvent>({
+    if (!redisUrl) return new ChangeFeed(undefined);
+    const purpose = { use: "live events", without: "other instances' events are not heard; this one's still are" };
+    const publishClient = await openRedis(redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 }, logger, purpose);
+    const subscribeClient = await openRedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: null }, logger, purpose);
+    const target = createRedisEventTarget<CustomEvent>({
       publishClient: caughtCommands(publishClient, logger),
       subscribeClient: caughtCommands(subscribeClient, logger),
     });
-    return new ChangeFeed(eventTarget, [publishClient, subscribeClient]);
+    return new ChangeFeed({ target, publishClient, subscribeClient });
+  }
+
+  /** Starts connecting to Redis, if the feed uses it, without waiting: the service serves without it. */
+  connect(): void {
+    for (const client of this.clients()) {
+      if (client.status === "wait") client.connect().catch(() => {}); // reconnects on its own; "error" says why
+    }
+  }
+
+  /** Asks Redis whether it answers, for /readyz; undefined without REDIS_URL. */
+  get pingRedis(): (() => Promise<unknown>) | undefined {
+    const client = this.shared?.publishClient;
+    return client && (() => client.ping());
   }
 
   publish(event: ChangeEvent): void {
-    this.target.dispatchEvent(new CustomEvent(topicOf(event.userId), { detail: event }));
+    const topic = topicOf(event.userId);
+    this.local.dispatchEvent(new CustomEvent(topic, { detail: event }));
+    if (this.shared?.publishClient.status === "ready") {
+      this.shared.target.dispatchEvent(new CustomEvent<Shared>(topic, { detail: { origin: this.origin, event } }));
+    }
   }
 
   /**
@@ -47,23 +79,32 @@ export class ChangeFeed {
    * Tested as each is dispatched, before it is queued: an event the subscriber does not want never wakes it.
    */
   subscribe(userId: string, accepts: (event: ChangeEvent) => boolean = () => true): AsyncIterable<ChangeEvent> {
-    const { target } = this;
+    const { local, shared, origin } = this;
     const topic = topicOf(userId);
     return new Repeater<ChangeEvent>((push, stop) => {
-      const listener = (dispatched: Event) => {
-        const event = (dispatched as CustomEvent<ChangeEvent>).detail;
+      const take = (event: ChangeEvent) => {
         if (accepts(event)) void push(event);
       };
-      target.addEventListener(topic, listener);
-      void stop.then(() => target.removeEventListener(topic, listener));
+      const own = (dispatched: Event) => take((dispatched as CustomEvent<ChangeEvent>).detail);
+      const others = (dispatched: Event) => {
+        const detail = (dispatched as CustomEvent<Shared>).detail;
+        if (detail.origin !== origin) take(detail.event);
+      };
+      local.addEventListener(topic, own);
+      shared?.target.addEventListener(topic, others);
+      void stop.then(() => {
+        local.removeEventListener(topic, own);
+        shared?.target.removeEventListener(topic, others);
+      });
     });
   }
 
   async close(): Promise<void> {
-    // a client never used has never connected: quitting it would connect it first
-    await Promise.all(
-      this.redis.map((client) => (client.status === "wait" ? client.disconnect() : client.quit().catch(() => client.disconnect()))),
-    );
+    await Promise.all(this.clients().map(closeRedis));
+  }
+
+  private clients(): Redis[] {
+    return this.shared ? [this.shared.publishClient, this.shared.subscribeClient] : [];
   }
 }
 

@@ -12,20 +12,26 @@ class Timeout extends Error {}
 
 /**
  * /readyz: 200 when the database answers a trivial query, the vector index is reachable and the embedder has
- * loaded its model (the sentence encoder loads while the service starts), else 503 naming the failed check. Each check has `timeoutMs`, so a dependency that hangs fails the probe instead of hanging it. The
- * answer is public, so it says only which check failed; the cause goes to the log.
+ * loaded its model (the sentence encoder loads while the service starts), else 503 naming the failed check. Redis
+ * (REDIS_URL) is checked but not required: without it each instance still serves, with its own live events and
+ * rate-limit counts, so a 200 says "degraded" rather than taking every instance out of service at once. Each check
+ * has `timeoutMs`, so a dependency that hangs fails the probe instead of hanging it. The answer is public, so it
+ * says only which check failed; the cause goes to the log.
  */
 export async function readiness(services: Services, timeoutMs: number, logger: Logger): Promise<Reply> {
   const { index, embedder } = services;
-  const [database, vectorIndex, model] = await Promise.all([
+  const pingRedis = services.events.pingRedis;
+  const [database, vectorIndex, model, redis] = await Promise.all([
     check("database", () => services.db.sql.query("SELECT 1"), timeoutMs, logger),
     check("vectorIndex", () => index.ping(), timeoutMs, logger),
     embedder.ready ? check("embedder", () => embedder.ready!(), timeoutMs, logger) : undefined,
+    pingRedis ? check("redis", pingRedis, timeoutMs, logger) : undefined,
   ]);
   const ready = database.ok && vectorIndex.ok && (model?.ok ?? true);
+  const status = !ready ? "unavailable" : redis && !redis.ok ? "degraded" : "ready";
   return jsonReply(ready ? 200 : 503, {
-    status: ready ? "ready" : "unavailable",
-    checks: { database, vectorIndex: { ...vectorIndex, kind: index.kind }, ...(model ? { embedder: model } : {}) },
+    status,
+    checks: { database, vectorIndex: { ...vectorIndex, kind: index.kind }, ...(model ? { embedder: model } : {}), ...(redis ? { redis } : {}) },
   });
 }
 

@@ -12,6 +12,7 @@ import {
 } from "../support/server.ts";
 import { subscribe, type Subscription } from "../../scripts/lib/sse-client.ts";
 import { runCli, serverProcess } from "../support/child-processes.ts";
+import { freePort } from "../../scripts/lib/server-process.ts";
 
 const withRedis = await redisAvailable("THE CROSS-INSTANCE SUBSCRIPTION TESTS");
 
@@ -240,6 +241,43 @@ describe.skipIf(databaseUnavailable())("subscriptions when the server stops", ()
       expect(await Promise.race([sub.ended.then(() => "ended"), within(5_000)])).toBe("ended"); // by the server
       expect(await server.exited).toBe(0);
       expect(sub.complete, "the chunked response ended with its last chunk").toBe(true);
+    } finally {
+      server.child.kill("SIGKILL");
+    }
+  });
+});
+
+// Redis down (REDIS_URL to a port nothing listens on): an instance's own writes still reach its own subscribers
+// (they once went only through Redis, and stopped), /readyz says so without failing, and SIGTERM does not wait for
+// Redis (it once hung ~25 s on the queued commands and exited 1)
+describe.skipIf(databaseUnavailable())("subscriptions when Redis cannot be reached", () => {
+  const database = suiteDatabase();
+
+  it("delivers the instance's own events, reports Redis in /readyz, and stops at once", async () => {
+    const env = { ...database.env, EMBEDDER: "hash", REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
+    const created = await runCli("keys", ["create", "--user", "no-redis@x", "--name", "t", "--json"], env);
+    expect(created.code, created.stderr).toBe(0);
+    const key = (JSON.parse(created.stdout) as { key: string }).key;
+    const server = await serverProcess(env);
+    try {
+      const sub = await subscribe(server.url, key, MEMORY_EVENTS);
+      expect(sub.status).toBe(200);
+      const res = await fetch(`${server.url}/api/v1/memory`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ content: "written while Redis is down" }),
+      });
+      expect(res.status).toBe(201);
+      const { id } = (await res.json()) as { id: string };
+      expect((await sub.nth(0, 1000)).data.memoryEvents).toMatchObject({ type: "MEMORY_CREATED", memoryId: id });
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(ready.status, "Redis is not needed to serve").toBe(200);
+      expect(await ready.json()).toMatchObject({ status: "degraded", checks: { database: { ok: true }, redis: { ok: false } } });
+      const stopping = performance.now();
+      server.child.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+      expect(performance.now() - stopping).toBeLessThan(5_000);
+      sub.close();
     } finally {
       server.child.kill("SIGKILL");
     }

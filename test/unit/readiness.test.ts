@@ -8,6 +8,7 @@ const hangingIndex = {
   db: { sql: { query: async () => [] } },
   index: { kind: "fake", ping: () => new Promise<never>(() => {}) },
   embedder: {},
+  events: {},
 } as unknown as Services;
 
 afterEach(() => {

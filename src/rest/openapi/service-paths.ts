@@ -177,17 +177,19 @@ export function servicePaths(config: Config): Record<string, PathItem> {
         summary: "Readiness",
         description:
           `Whether the database answers, the vector index is reachable and the embedder has loaded its model (the sentence ` +
-          `encoder loads in the first second or so after start), each within ${config.readinessTimeoutMs} ms (READINESS_TIMEOUT_MS).`,
+          `encoder loads in the first second or so after start), each within ${config.readinessTimeoutMs} ms (READINESS_TIMEOUT_MS). ` +
+          `With REDIS_URL, whether Redis answers: not required (status degraded, still 200), since without it each instance ` +
+          `serves with its own live events and rate-limit counts.`,
         security: [],
         responses: {
           "200": {
-            description: "Ready.",
+            description: "Ready (status degraded: Redis does not answer).",
             headers: requestIdHeader(),
             content: json({
               type: "object",
               required: ["status", "checks"],
               properties: {
-                status: { const: "ready" },
+                status: { enum: ["ready", "degraded"] },
                 checks: {
                   type: "object",
                   required: ["database", "vectorIndex"],
@@ -195,6 +197,7 @@ export function servicePaths(config: Config): Record<string, PathItem> {
                     database: check,
                     vectorIndex: { ...check, properties: { ...check.properties, kind: { type: "string" } } },
                     embedder: { ...check, description: "Only for an embedder that loads after start (EMBEDDER=use)." },
+                    redis: { ...check, description: "Only with REDIS_URL; a failure here does not fail readiness." },
                   },
                 },
               },
