@@ -6,6 +6,7 @@ import type { Config } from "./config.ts";
 import type { Database, PrismaAdapterWrapper } from "./db/database.ts";
 import { startMaintenance } from "./db/maintenance.ts";
 import { openDatabase } from "./db/open.ts";
+import { afterCommands } from "./db/data-dir-lock.ts";
 import { startControlServer, type ControlServer } from "./control/server.ts";
 import { backfillContentKeys } from "./domain/dedupe.ts";
 import { keyAdmin } from "./domain/key-admin.ts";
@@ -55,7 +56,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   // the sentence encoder loads its model in its threads while the database opens
   const opening = overrides.embedder ? Promise.resolve(overrides.embedder) : openEmbedder(config, logger);
   const closeEmbedder = () => opening.then((embedder) => embedder.close?.(), () => {});
-  const db = await openDatabase(config, logger, overrides.wrapPrismaAdapter).catch(async (error: unknown) => {
+  const db = await afterCommands(() => openDatabase(config, "server", logger, overrides.wrapPrismaAdapter), logger).catch(async (error: unknown) => {
     await closeEmbedder();
     throw error;
   });

@@ -24,7 +24,7 @@ function withKeyAdmin<T>(config: Config, fn: (admin: KeyAdmin) => Promise<T>): P
     config,
     () => fn(remoteKeyAdmin(config.dataDir)),
     async () => {
-      const db = await openDatabase(config);
+      const db = await openDatabase(config, "command");
       try {
         return await fn(keyAdmin({ users: new UserService(db), apiKeys: new ApiKeyService(db) }));
       } finally {

@@ -1,16 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { createApp, type App } from "../app.ts";
 import type { Config } from "../config.ts";
-import { NoServerError, remoteMcpUrl } from "../control/client.ts";
-import { DataDirBusyError } from "../db/data-dir-lock.ts";
+import { remoteMcpUrl } from "../control/client.ts";
 import type { Logger } from "../logger.ts";
 import { localMcpUrl } from "../mcp/endpoint.ts";
 import type { RelayTarget } from "../mcp/stdio-relay.ts";
-
-/** How long a relay looks for the service before it answers a call with an error: a server's start on a large database. */
-const FIND_TIMEOUT_MS = 30_000;
-/** Between two looks while another process holds the embedded database but does not answer yet (it is starting). */
-const RETRY_MS = 100;
+import { viaHolderOr } from "./run.ts";
 
 /**
  * The /mcp a stdio relay sends to, found again whenever it stops answering. On the embedded database, the one of
@@ -50,21 +44,7 @@ export class McpService implements RelayTarget {
   private async find(): Promise<string> {
     const shared = !this.config.databaseUrl && !this.config.dataDir.startsWith("memory://");
     if (this.app || !shared) return this.start();
-    const deadline = Date.now() + FIND_TIMEOUT_MS;
-    for (;;) {
-      try {
-        return await remoteMcpUrl(this.config.dataDir);
-      } catch (error) {
-        if (!(error instanceof NoServerError)) throw error;
-      }
-      try {
-        return await this.start();
-      } catch (error) {
-        // another process took the directory between the two looks, or holds it while it starts
-        if (!(error instanceof DataDirBusyError) || Date.now() > deadline) throw error;
-      }
-      await sleep(RETRY_MS);
-    }
+    return viaHolderOr(() => remoteMcpUrl(this.config.dataDir), () => this.start());
   }
 
   private async start(): Promise<string> {

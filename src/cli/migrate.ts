@@ -16,7 +16,7 @@ await runCli("usage: npm run migrate", async (print) => {
     },
     async () => {
       // opening the database migrates it
-      const db = await openDatabase(config, createLogger("info"));
+      const db = await openDatabase(config, "command", createLogger("info"));
       await db.close();
       return `${db.kind === "pglite" ? config.dataDir : "PostgreSQL"} is up to date.`;
     },

@@ -13,7 +13,7 @@ export function withPortability<T>(config: Config, fn: (portability: Portability
   return viaServerOr(config, () => fn(remotePortability(config.dataDir)), async () => {
     // stderr: stdout may be the export itself
     const logger = createLogger("warn", 2);
-    const db = await openDatabase(config, logger);
+    const db = await openDatabase(config, "command", logger);
     try {
       const services = await openServices(db, config, logger, webhookBody);
       try {

@@ -35,7 +35,7 @@ function rebuild(config: Config, onProgress: (progress: RebuildProgress) => void
     async () => ({ where: "the running server", ...(await remoteReindex(config.dataDir, onProgress)) }),
     async () => {
       const logger = createLogger("warn");
-      const db = await openDatabase(config, logger);
+      const db = await openDatabase(config, "command", logger);
       try {
         const services = await openServices(db, config, logger, webhookBody);
         try {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigError, type Config } from "../config.ts";
 import { NoServerError } from "../control/client.ts";
 import { DataDirBusyError } from "../db/data-dir-lock.ts";
@@ -48,7 +49,7 @@ export async function runCli(usage: string, command: (print: (text: string) => v
       console.error(error.message);
       process.exitCode = 1;
     } else if (error instanceof DataDirBusyError) {
-      console.error(`${error.message} A server holds it but does not answer on its control socket; stop it first.`);
+      console.error(`${error.message} It did not answer on its control socket within ${HOLDER_WAIT_MS / 1000} s; stop it first.`);
       process.exitCode = 1;
     } else {
       console.error(error);
@@ -57,18 +58,38 @@ export async function runCli(usage: string, command: (print: (text: string) => v
   }
 }
 
+/** How long a command waits for a process that holds the embedded database without answering yet: a server's start on a large database, or another command. */
+const HOLDER_WAIT_MS = 30_000;
+const RETRY_MS = 100;
+
 /**
  * `remote()` when the database is the embedded one and a server holds it (PGlite admits one process: the CLI then
  * asks that server, through its control socket); otherwise, or when no server answers, `local()` on the database.
  */
 export async function viaServerOr<T>(config: Config, remote: () => Promise<T>, local: () => Promise<T>): Promise<T> {
-  if (!config.databaseUrl) {
-    if (config.dataDir.startsWith("memory://")) throw new UsageError("DATA_DIR=memory:// keeps nothing between runs.");
+  if (config.databaseUrl) return local();
+  if (config.dataDir.startsWith("memory://")) throw new UsageError("DATA_DIR=memory:// keeps nothing between runs.");
+  return viaHolderOr(remote, local);
+}
+
+/**
+ * `remote()` through the control socket of the process that holds the data directory or, when none answers,
+ * `local()` on it. A process that holds it without answering yet (a server starting, another command at work) is
+ * waited for, looking again every RETRY_MS up to HOLDER_WAIT_MS.
+ */
+export async function viaHolderOr<T>(remote: () => Promise<T>, local: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + HOLDER_WAIT_MS;
+  for (;;) {
     try {
       return await remote();
     } catch (error) {
       if (!(error instanceof NoServerError)) throw error;
     }
+    try {
+      return await local();
+    } catch (error) {
+      if (!(error instanceof DataDirBusyError) || Date.now() > deadline) throw error;
+    }
+    await sleep(RETRY_MS);
   }
-  return local();
 }

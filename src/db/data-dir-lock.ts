@@ -1,6 +1,8 @@
 import { closeSync, constants, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Logger } from "../logger.ts";
 import { processStartTime, stillRunning } from "./process-start.ts";
 
 /**
@@ -23,10 +25,19 @@ export class DataDirBusyError extends Error {
   constructor(
     readonly dataDir: string,
     readonly pid: number | undefined,
+    /** What holds it, as its lock file says (undefined: a version that did not say, or unreadable). */
+    readonly holder?: DataDirHolder,
   ) {
-    super(`The data directory ${dataDir} is in use by ${pid === undefined ? "another process" : `process ${pid}`}.`);
+    const who = pid === undefined ? "another process" : `process ${pid}`;
+    super(`The data directory ${dataDir} is in use by ${holder === "command" ? `a command (${who})` : who}.`);
   }
 }
+
+/**
+ * Who opens the directory: a server (or an MCP relay holding the service), which answers the CLI through its
+ * control socket, or a CLI command run while no server was up, which holds it for the command's time only.
+ */
+export type DataDirHolder = "server" | "command";
 
 export interface DataDirLock {
   release(): void;
@@ -55,17 +66,19 @@ export function loadOsLocks(): OsLocks | null {
 interface Holder {
   pid: number;
   started: string | undefined;
+  holder: DataDirHolder | undefined;
 }
 
-/** "<pid> <start time>", the start time "-" where there is no /proc. */
-const record = (pid: number) => `${pid} ${processStartTime(pid) ?? "-"}\n`;
+/** "<pid> <start time> <holder>", the start time "-" where there is no /proc. */
+const record = (pid: number, holder: DataDirHolder) => `${pid} ${processStartTime(pid) ?? "-"} ${holder}\n`;
 
 function recordedHolder(fd: number): Holder | undefined {
   try {
     const buffer = Buffer.alloc(64);
-    const [pid, started] = buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0)).trim().split(/\s+/);
+    const [pid, started, holder] = buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0)).trim().split(/\s+/);
     const parsed = Number(pid);
-    return Number.isInteger(parsed) && parsed > 0 ? { pid: parsed, started: started === "-" ? undefined : started } : undefined;
+    if (!Number.isInteger(parsed) || parsed <= 0) return undefined;
+    return { pid: parsed, started: started === "-" ? undefined : started, holder: holder === "server" || holder === "command" ? holder : undefined };
   } catch {
     return undefined; // Windows' lock keeps others from reading the file
   }
@@ -80,14 +93,17 @@ function heldByAnother(fd: number): boolean {
   return holder !== undefined && holder.pid !== process.pid && stillRunning(holder.pid, holder.started);
 }
 
-export function lockDataDir(dataDir: string, locks: OsLocks | null = loadOsLocks()): DataDirLock {
+export function lockDataDir(dataDir: string, holder: DataDirHolder, locks: OsLocks | null = loadOsLocks()): DataDirLock {
   // never unlinked: a process that opened it just before would lock the unlinked file, the next one a new file
   const fd = openSync(join(dataDir, "memory-service.lock"), constants.O_RDWR | constants.O_CREAT, 0o600);
   try {
     const taken = locks ? locks.tryLock(fd) : !heldByAnother(fd);
-    if (!taken) throw new DataDirBusyError(dataDir, recordedHolder(fd)?.pid);
+    if (!taken) {
+      const found = recordedHolder(fd);
+      throw new DataDirBusyError(dataDir, found?.pid, found?.holder);
+    }
     ftruncateSync(fd, 0);
-    writeSync(fd, record(process.pid), 0);
+    writeSync(fd, record(process.pid, holder), 0);
   } catch (error) {
     closeSync(fd);
     throw error;
@@ -104,4 +120,25 @@ export function lockDataDir(dataDir: string, locks: OsLocks | null = loadOsLocks
       }
     },
   };
+}
+
+/** How long a starting server waits for a CLI command that holds the directory: a local import of a large file. */
+const COMMAND_WAIT_MS = 60_000;
+const RETRY_MS = 100;
+
+/**
+ * `open()`, retried while a CLI command holds the data directory (run while no server was up, it holds it for its
+ * own time only), up to COMMAND_WAIT_MS; a directory held by another server is refused at once.
+ */
+export async function afterCommands<T>(open: () => Promise<T>, logger?: Logger, waitMs = COMMAND_WAIT_MS): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (let waited = false; ; waited = true) {
+    try {
+      return await open();
+    } catch (error) {
+      if (!(error instanceof DataDirBusyError) || error.holder !== "command" || Date.now() > deadline) throw error;
+      if (!waited) logger?.warn({ pid: error.pid }, "a CLI command holds the data directory; waiting for it to finish");
+    }
+    await sleep(RETRY_MS);
+  }
 }

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync, type Stats } fr
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
+import { lockDataDir, type DataDirHolder, type DataDirLock } from "./data-dir-lock.ts";
 
 /** Group and other permission bits: the memories' text is in these files (tables, WAL), so none belongs there. */
 const OTHERS = 0o077;
@@ -40,7 +40,7 @@ function restrictToOwner(dataDir: string, path: string, uid: number, stats: Stat
  * and whatever this process creates from now on owner-only, locks it, and repairs what an older version or a
  * copy left open to others. Release the lock when done.
  */
-export function openDataDir(dataDir: string, logger?: Logger): DataDirLock {
+export function openDataDir(dataDir: string, holder: DataDirHolder, logger?: Logger): DataDirLock {
   // what PGlite (see owner-only-node-fs.ts for the modes it sets itself), usearch and the control socket create
   process.umask(0o077);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -48,7 +48,7 @@ export function openDataDir(dataDir: string, logger?: Logger): DataDirLock {
   const uid = process.getuid?.();
   const root = statSync(dataDir); // DATA_DIR itself may be a symbolic link
   if (uid !== undefined) assertOwned(dataDir, dataDir, root.uid, uid);
-  const lock = lockDataDir(dataDir);
+  const lock = lockDataDir(dataDir, holder);
   try {
     const repaired = uid === undefined ? 0 : restrictToOwner(dataDir, dataDir, uid, root);
     if (repaired > 0) logger?.warn({ dataDir, repaired }, "repaired entries of the data directory that other users could access");

@@ -1,4 +1,5 @@
 import type { Logger } from "../logger.ts";
+import type { DataDirHolder } from "./data-dir-lock.ts";
 import { openDataDir } from "./data-dir.ts";
 import type { Database, PrismaAdapterWrapper } from "./database.ts";
 import { migrate } from "./migrate.ts";
@@ -7,6 +8,8 @@ import { seedDataDir } from "./pglite-template.ts";
 import { databaseOf } from "./prisma-database.ts";
 
 export interface PGliteOptions {
+  /** Who opens it, for its lock: a server, or (by default) a CLI command or a script. */
+  holder?: DataDirHolder;
   /** shared_buffers, in MB. */
   sharedBuffersMb?: number;
   wrapAdapter?: PrismaAdapterWrapper;
@@ -18,7 +21,7 @@ export interface PGliteOptions {
  */
 export async function openPGlite(dataDir: string, logger?: Logger, options: PGliteOptions = {}): Promise<Database> {
   const inMemory = dataDir.startsWith("memory://");
-  const lock = inMemory ? undefined : openDataDir(dataDir, logger);
+  const lock = inMemory ? undefined : openDataDir(dataDir, options.holder ?? "command", logger);
   let thread: PGliteThread | undefined;
   try {
     if (!inMemory) seedDataDir(dataDir);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli, serverProcess, type ServerProcess } from "../support/child-processes.ts";
 import { databaseUnderTest, persistentDatabase } from "../support/server.ts";
@@ -39,6 +40,21 @@ async function refusedStart(env: Record<string, string>): Promise<string | undef
   } catch (error) {
     return String(error);
   }
+}
+
+/** Another process that holds the data directory's lock as `holder` for `ms`, then ends; resolved once it holds it. */
+async function holdDataDir(dataDir: string, holder: "server" | "command", ms: number): Promise<ChildProcess> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const lockModule = JSON.stringify(new URL("../../src/db/data-dir-lock.ts", import.meta.url).href);
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "-e",
+      `import { lockDataDir } from ${lockModule};
+       lockDataDir(${JSON.stringify(dataDir)}, "${holder}"); console.log("locked"); setTimeout(() => {}, ${ms});`],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  for await (const line of createInterface({ input: child.stdout! })) if (line === "locked") break;
+  return child;
 }
 
 // The data directory and its lock belong to the embedded database only.
@@ -101,6 +117,26 @@ describe.runIf(databaseUnderTest() === "pglite")("the embedded database's data d
     server = await serverProcess(env);
     const refusal = await refusedStart(env);
     expect(refusal).toContain(`The data directory ${dataDir} is in use by process ${server.child.pid}.`);
+  });
+
+  // a CLI command run while no server was up holds the directory for its own time: a server started meanwhile (as a
+  // supervisor restarts one) waited for nothing and exited 1
+  it("has a server started while a CLI command holds it wait for the command", async () => {
+    const command = await holdDataDir(dataDir, "command", 1_500);
+    server = await serverProcess(env);
+    const ready = async () => (await fetch(`${server!.url}/readyz`)).status;
+    await expect.poll(ready, { timeout: 20_000, interval: 200 }).toBe(200);
+    expect(command.exitCode, "the command ended first").not.toBeNull();
+    expect(server.log.join("\n")).toContain("a CLI command holds the data directory; waiting for it to finish");
+  });
+
+  // a server starting holds the directory before its control socket answers: the keys CLI said "stop it first"
+  it("has the keys CLI wait for a process that holds it without answering yet", async () => {
+    const starting = await holdDataDir(dataDir, "server", 1_500);
+    const keys = await runCli("keys", ["create", "--user", "waits@x", "--name", "t", "--json"], env);
+    expect(keys.code, keys.stderr).toBe(0);
+    expect(JSON.parse(keys.stdout)).toMatchObject({ name: "t", key: expect.any(String) });
+    expect(starting.exitCode, "it waited for the holder to end").not.toBeNull();
   });
 
   it("starts although its lock file names a live process that reuses a crashed server's pid", async () => {

@@ -1002,7 +1002,7 @@ describe.skipIf(databaseUnavailable())("a revoked key is refused on the very nex
   /** The keys CLI run as another process: through the server's control socket (PGlite), else on its own connection. */
   const cli = async (): Promise<KeyAdmin> => {
     if (dataDir) return remoteKeyAdmin(dataDir);
-    ownConnection ??= await openDatabase(server.app.config);
+    ownConnection ??= await openDatabase(server.app.config, "command");
     return keyAdmin({ users: new UserService(ownConnection), apiKeys: new ApiKeyService(ownConnection) });
   };
 

@@ -13,7 +13,7 @@ const lockFile = (dir: string) => join(dir, "memory-service.lock");
 /** The busy error lockDataDir throws, or undefined when it took the lock (released again). */
 function refusal(dir: string, locks = loadOsLocks()): DataDirBusyError | undefined {
   try {
-    lockDataDir(dir, locks).release();
+    lockDataDir(dir, "command", locks).release();
     return undefined;
   } catch (error) {
     if (error instanceof DataDirBusyError) return error;
@@ -44,10 +44,17 @@ describe("the data directory's lock", () => {
   describe.runIf(loadOsLocks() !== null)("as an OS lock", () => {
     it("admits one holder at a time, in this process as in others, and ignores the pid the file names", () => {
       writeFileSync(lockFile(dir), String(unrelated.pid));
-      const lock = lockDataDir(dir);
+      const lock = lockDataDir(dir, "server");
       expect(refusal(dir)?.message).toBe(`The data directory ${dir} is in use by process ${process.pid}.`);
+      expect(refusal(dir)?.holder).toBe("server");
       lock.release();
       expect(refusal(dir)).toBeUndefined();
+    });
+
+    it("names a CLI command that holds it, which a starting server waits for", () => {
+      const lock = lockDataDir(dir, "command");
+      expect(refusal(dir)).toMatchObject({ holder: "command", message: `The data directory ${dir} is in use by a command (process ${process.pid}).` });
+      lock.release();
     });
 
     it("is free again once its holder is killed, with no clean-up of its own", async () => {
@@ -55,12 +62,12 @@ describe("the data directory's lock", () => {
         process.execPath,
         ["--import", "tsx", "--input-type=module", "-e",
           `import { lockDataDir } from ${JSON.stringify(new URL("../../src/db/data-dir-lock.ts", import.meta.url).href)};
-           lockDataDir(${JSON.stringify(dir)}); console.log("locked"); setInterval(() => {}, 1000);`],
+           lockDataDir(${JSON.stringify(dir)}, "server"); console.log("locked"); setInterval(() => {}, 1000);`],
         { stdio: ["ignore", "pipe", "inherit"] },
       );
       const exited = once(holder, "exit");
       for await (const line of createInterface({ input: holder.stdout! })) if (line === "locked") break;
-      expect(refusal(dir)?.pid).toBe(holder.pid);
+      expect(refusal(dir)).toMatchObject({ pid: holder.pid, holder: "server" });
       holder.kill("SIGKILL");
       await exited;
       expect(refusal(dir)).toBeUndefined();
