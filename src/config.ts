@@ -8,10 +8,15 @@ const bool = z
   })
   .transform((value) => ["true", "1", "yes", "on"].includes(value));
 
-// one message for every way a value misses, naming the range: "expected a whole number" alone reads wrong for 0
+// one message for every way a value misses, naming the range: "expected a whole number" alone reads wrong for 0.
+// Decimal digits only: Number() reads " " as 0 (PORT=" " took a random port) and takes 0x1000 or 4e3 as well
 const int = (min: number, max: number = Number.MAX_SAFE_INTEGER) => {
   const error = `expected a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}`;
-  return z.coerce.number({ error }).int(error).min(min, error).max(max, error);
+  return z
+    .string()
+    .regex(/^\s*[+-]?\d+\s*$/, error)
+    .transform(Number)
+    .pipe(z.number().int(error).min(min, error).max(max, error));
 };
 
 const url = (protocols: string[]) =>
@@ -40,7 +45,8 @@ const schema = z.object({
   PORT: int(0, 65535).default(4000),
   HOST: z.string().min(1).default("0.0.0.0"),
   DATA_DIR: z.string().min(1).default("./.data"),
-  PGLITE_SHARED_BUFFERS_MB: int(1, 4096).default(32),
+  // PGlite's WebAssembly heap is 32-bit: from about 1 980 MB on it fails to start (seen at 2 048-4 096)
+  PGLITE_SHARED_BUFFERS_MB: int(1, 1024).default(32),
   DATABASE_URL: url(["postgresql", "postgres"]).optional(),
   DATABASE_POOL_SIZE: int(1, 200).default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -87,13 +93,18 @@ const schema = z.object({
 
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   WEBHOOK_MAX_ATTEMPTS: int(1, 100).default(7),
-  WEBHOOK_RETRY_BASE_MS: int(1).default(30_000),
+  WEBHOOK_RETRY_BASE_MS: int(1, 86_400_000).default(30_000),
   WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   WEBHOOK_DISABLE_AFTER_SECONDS: int(1).default(5 * 24 * 3600),
   WEBHOOK_SECRET_OVERLAP_HOURS: int(0, 24 * 30).default(24),
 
   DEDUPE: z.enum(["off", "exact", "near"]).default("off"),
-  DEDUPE_NEAR_SIMILARITY: z.coerce.number({ error: "expected a number from 0 to 1" }).min(0).max(1).default(0.95),
+  DEDUPE_NEAR_SIMILARITY: z
+    .string()
+    .regex(/^\s*(\d+\.?\d*|\.\d+)\s*$/, "expected a number from 0 to 1")
+    .transform(Number)
+    .pipe(z.number().max(1, "expected a number from 0 to 1"))
+    .default(0.95),
 
   HISTORY_RETENTION_DAYS: int(0, 36_500).default(30),
   EXPIRY_SWEEP_SECONDS: int(1, 86_400).default(60),
@@ -224,9 +235,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const openaiConfigured = Boolean(e.OPENAI_API_KEY || e.OPENAI_BASE_URL);
-  if (e.EMBEDDER === "openai" && !openaiConfigured) {
-    throw new ConfigError("Invalid configuration:\n  EMBEDDER: openai needs OPENAI_API_KEY or OPENAI_BASE_URL");
-  }
+  const conflicts = [
+    e.EMBEDDER === "openai" && !openaiConfigured && "EMBEDDER: openai needs OPENAI_API_KEY or OPENAI_BASE_URL",
+    e.QDRANT_API_KEY && !e.QDRANT_URL && "QDRANT_API_KEY: set without QDRANT_URL, it would go unused",
+    // the request's timeout bounds its headers too: a longer one set on purpose would silently not hold
+    present.HTTP_HEADERS_TIMEOUT_SECONDS !== undefined &&
+      e.HTTP_HEADERS_TIMEOUT_SECONDS > e.HTTP_REQUEST_TIMEOUT_SECONDS &&
+      `HTTP_HEADERS_TIMEOUT_SECONDS: at most HTTP_REQUEST_TIMEOUT_SECONDS (${e.HTTP_REQUEST_TIMEOUT_SECONDS}), which bounds the headers too`,
+  ].filter((problem) => typeof problem === "string");
+  if (conflicts.length) throw new ConfigError(`Invalid configuration:\n  ${conflicts.join("\n  ")}`);
   return {
     port: e.PORT,
     host: e.HOST,

@@ -27,6 +27,13 @@ const PURGE_MS = 60 * 60_000;
 const LEASE_MARGIN_MS = 5_000;
 const RETENTION = "7 days";
 
+// past it a wait grows no longer: 4^n of the base overflowed PostgreSQL's interval after ~25 attempts
+const LONGEST_RETRY_WAIT_MS = 7 * 24 * 3600_000;
+
+/** The wait after a delivery's `attempts`-th failed attempt: retryBaseMs, four times longer each time, at most 7 days. */
+export const retryWaitMs = (retryBaseMs: number, attempts: number): number =>
+  Math.min(retryBaseMs * 4 ** (attempts - 1), LONGEST_RETRY_WAIT_MS);
+
 /** A retry claimed, with when the attempt before it was made: restored if it cannot be made after all (unsent). */
 interface ClaimedRetry extends DueDelivery {
   previous_attempt_at: Date | string | null;
@@ -43,7 +50,7 @@ interface ClaimedRetry extends DueDelivery {
  * recorded here, with its endpoints' failing streaks. Retries are claimed from the deliveries' rows (FOR UPDATE
  * SKIP LOCKED, so that several instances never send the same one) by pushing their due time past the attempt: if
  * the instance dies mid-attempt, the delivery falls due again. A failure is
- * retried after retryBaseMs, then four times longer each time, up to maxAttempts; an endpoint that has failed
+ * retried after retryBaseMs, then four times longer each time (retryWaitMs), up to maxAttempts; an endpoint that has failed
  * every attempt for disableAfterMs is disabled, with its reason.
  */
 export class DeliveryWorker extends WakeableLoop implements DeliverySender {
@@ -187,7 +194,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
           SET status = $2::webhook_delivery_status, next_attempt_at = now() + $3 * interval '1 millisecond',
               response_status = $4, last_error = $5, payload = CASE WHEN $2 = 'pending' THEN payload END
         WHERE id = $1::uuid`,
-      [delivery.id, last ? "failed" : "pending", retryBaseMs * 4 ** (delivery.attempts - 1), outcome.status, outcome.error],
+      [delivery.id, last ? "failed" : "pending", retryWaitMs(retryBaseMs, delivery.attempts), outcome.status, outcome.error],
     );
     await this.endpointFailed(delivery.webhook_id, outcome.error);
   }
