@@ -221,8 +221,20 @@ export interface Config {
   hstsMaxAgeSeconds: number | undefined;
 }
 
+/**
+ * A setting the process cannot run with: as written, or what it points to (a database that refuses, a directory
+ * that is a file). Its message names the setting and is shown alone, without a stack.
+ */
 export class ConfigError extends Error {
   override name = "ConfigError";
+}
+
+/** `url` as a message may show it: without its password. */
+export function withoutPassword(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.href;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

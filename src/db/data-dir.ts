@@ -35,6 +35,22 @@ function restrictToOwner(dataDir: string, path: string, uid: number, stats: Stat
   return repaired;
 }
 
+/** DATA_DIR's status, made if it is not there; a path that cannot be a directory names the setting. */
+function usableDir(dataDir: string): Stats {
+  const notADirectory = `DATA_DIR ${dataDir} is a file, not a directory`;
+  let stats: Stats;
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    stats = statSync(dataDir); // DATA_DIR itself may be a symbolic link
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === undefined) throw error;
+    throw new ConfigError(code === "EEXIST" ? notADirectory : `DATA_DIR ${dataDir} cannot be used: ${message}`, { cause: error });
+  }
+  if (!stats.isDirectory()) throw new ConfigError(notADirectory);
+  return stats;
+}
+
 /**
  * Readies DATA_DIR for this process, the server or a CLI: refuses it when it belongs to another user, makes it
  * and whatever this process creates from now on owner-only, locks it, and repairs what an older version or a
@@ -43,10 +59,9 @@ function restrictToOwner(dataDir: string, path: string, uid: number, stats: Stat
 export function openDataDir(dataDir: string, holder: DataDirHolder, logger?: Logger): DataDirLock {
   // what PGlite (see owner-only-node-fs.ts for the modes it sets itself), usearch and the control socket create
   process.umask(0o077);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const root = usableDir(dataDir);
   // no owners to compare on Windows
   const uid = process.getuid?.();
-  const root = statSync(dataDir); // DATA_DIR itself may be a symbolic link
   if (uid !== undefined) assertOwned(dataDir, dataDir, root.uid, uid);
   const lock = lockDataDir(dataDir, holder);
   try {

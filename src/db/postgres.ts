@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { ConfigError, withoutPassword } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Database, PrismaAdapterWrapper, Sql } from "./database.ts";
 import { PGVECTOR_SESSION_SETTINGS } from "./pgvector-settings.ts";
@@ -68,7 +69,9 @@ export async function openPostgres(
   const pool = new pg.Pool({ connectionString: url, max: poolSize, options });
   pool.on("error", (error) => logger?.error({ err: error }, "idle PostgreSQL connection failed"));
   try {
-    const client = await pool.connect();
+    const client = await pool.connect().catch((error: unknown) => {
+      throw new ConfigError(`Cannot connect to the database at DATABASE_URL (${withoutPassword(url)}): ${(error as Error).message}`, { cause: error });
+    });
     try {
       await migrate(clientSql(client), logger);
     } finally {

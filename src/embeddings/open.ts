@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import { ConfigError, type Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { BuiltinEmbedder } from "./builtin.ts";
 import type { Embedder } from "./embedder.ts";
@@ -11,8 +11,12 @@ import { SentenceEncoder } from "./sentence-encoder.ts";
 export async function openEmbedder(config: Config, logger?: Logger): Promise<Embedder> {
   switch (config.embedder) {
     case "openai": {
-      const { OpenAIEmbedder } = await import("./openai.ts");
-      return OpenAIEmbedder.create(config.openai!);
+      const { EmbeddingError, OpenAIEmbedder } = await import("./openai.ts");
+      return OpenAIEmbedder.create(config.openai!).catch((error: unknown) => {
+        if (!(error instanceof EmbeddingError)) throw error;
+        const settings = config.openai!.baseUrl ? "OPENAI_BASE_URL" : "OPENAI_API_KEY";
+        throw new ConfigError(`The embedder could not be used (${settings}, EMBEDDING_MODEL): ${error.message}`, { cause: error });
+      });
     }
     case "hash":
       return new BuiltinEmbedder();

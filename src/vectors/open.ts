@@ -6,7 +6,7 @@ import type { Logger } from "../logger.ts";
 import { ExactIndex } from "./exact.ts";
 import { PgVectorIndex } from "./pgvector.ts";
 import { UsearchThreadIndex } from "./usearch-client.ts";
-import type { VectorIndex } from "./vector-index.ts";
+import { VectorIndexUnavailable, type VectorIndex } from "./vector-index.ts";
 
 /**
  * Qdrant when QDRANT_URL is set. Otherwise VECTOR_INDEX, where "auto" means: on the embedded database,
@@ -17,7 +17,10 @@ export async function openVectorIndex(config: Config, db: Database, logger: Logg
   if (config.qdrant) {
     // loaded only when configured, like the database drivers (db/open.ts)
     const { QdrantIndex } = await import("./qdrant.ts");
-    return QdrantIndex.open(config.qdrant, logger);
+    return QdrantIndex.open(config.qdrant, logger).catch((error: unknown) => {
+      if (!(error instanceof VectorIndexUnavailable)) throw error;
+      throw new ConfigError(`QDRANT_URL: ${error.message}`, { cause: error });
+    });
   }
   const choice = config.vectorIndex;
   if (choice === "usearch" && !db.singleWriter) {
