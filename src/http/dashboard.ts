@@ -5,7 +5,7 @@ import { AppError } from "../errors.ts";
 import { projectPath } from "../project-root.ts";
 import { restErrorReply } from "../rest/errors.ts";
 import { send } from "../transport/reply.ts";
-import { etagOf, IMMUTABLE, sendStatic } from "../transport/static-file.ts";
+import { etagOf, IMMUTABLE, precompressed, sendStatic, type StaticFile } from "../transport/static-file.ts";
 
 /** Where `npm run build:dashboard` (Vite, dashboard/vite.config.ts) writes the dashboard. */
 export const DASHBOARD_DIST = projectPath("dashboard", "dist");
@@ -76,6 +76,30 @@ export function createDashboardHandler(dist: string): DashboardHandler {
 /** The dashboard at /dashboard/, from dashboard/dist. Mounted by src/server.ts before the REST routes. */
 export const serveDashboard: DashboardHandler = createDashboardHandler(DASHBOARD_DIST);
 
+// text compresses; images and fonts are compressed already
+const COMPRESSIBLE = /^(text\/|application\/(json|manifest\+json)|image\/svg\+xml)/;
+
+/**
+ * The dashboard's files as served, each read and compressed once (br and gzip, each with an ETag of its own: the
+ * compression middleware kept the identity's ETag on every encoding) until its file changes.
+ */
+const files = new Map<string, { mtimeMs: number; file: StaticFile }>();
+
+async function cached(path: string, mtime: Date): Promise<StaticFile | undefined> {
+  const hit = files.get(path);
+  if (hit?.mtimeMs === mtime.getTime()) return hit.file;
+  let body: Buffer;
+  try {
+    body = await readFile(path);
+  } catch {
+    return undefined;
+  }
+  const type = CONTENT_TYPES[extname(path).toLowerCase()] ?? "application/octet-stream";
+  const file = COMPRESSIBLE.test(type) ? await precompressed(type, body) : { type, etag: etagOf(body), identity: body };
+  files.set(path, { mtimeMs: mtime.getTime(), file });
+  return file;
+}
+
 async function serve(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = req.method ?? "GET";
   if (method !== "GET" && method !== "HEAD") {
@@ -101,14 +125,9 @@ async function serve(root: string, req: IncomingMessage, res: ServerResponse): P
   const file = await insideRoot(root, relative === "" ? "index.html" : relative);
   if (!file) return fail(res, new AppError("NOT_FOUND", `No file at ${url.pathname}`));
 
-  let body: Buffer;
-  try {
-    body = await readFile(file.path);
-  } catch {
-    return fail(res, new AppError("NOT_FOUND", `No file at ${url.pathname}`)); // gone since: a rebuild under way
-  }
-  const type = CONTENT_TYPES[extname(file.path).toLowerCase()] ?? "application/octet-stream";
-  sendStatic(req, res, { type, etag: etagOf(body), identity: body }, {
+  const served = await cached(file.path, file.mtime);
+  if (!served) return fail(res, new AppError("NOT_FOUND", `No file at ${url.pathname}`)); // gone since: a rebuild under way
+  sendStatic(req, res, served, {
     ...SECURITY_HEADERS,
     "cache-control": HASHED_ASSET.test(relative) ? IMMUTABLE : "no-cache",
     "last-modified": file.mtime.toUTCString(),

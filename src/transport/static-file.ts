@@ -29,7 +29,7 @@ const gzipped = promisify(gzip);
  * A file served often and never changed (a page's bundled script), compressed once, off the event loop (zlib's
  * callbacks run on libuv's pool).
  */
-async function precompressed(type: string, identity: Buffer): Promise<StaticFile> {
+export async function precompressed(type: string, identity: Buffer): Promise<StaticFile> {
   const [br, gz] = await Promise.all([
     // quality 5: 4% larger than 9 at a quarter of its time (the 5 MB script: 0.17 s against 0.7 s, once)
     brotli(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
@@ -53,6 +53,11 @@ export class HashedAssets {
   }
 }
 
+/** negotiator from 0.6.4 on takes the server's order among encodings of equal weight; @types/negotiator predates it. */
+interface PreferringNegotiator {
+  encoding(available: string[], preferred: string[]): string | undefined;
+}
+
 /**
  * Answers GET or HEAD with a file: the smallest encoding the client accepts among those made ahead of time, each
  * with an ETag of its own (a strong ETag names one representation, content-coding included); 304 when the client
@@ -60,7 +65,8 @@ export class HashedAssets {
  */
 export function sendStatic(req: IncomingMessage, res: ServerResponse, file: StaticFile, headers: Record<string, string>): void {
   const offered = (["br", "gzip"] as const).filter((encoding) => file[encoding] !== undefined);
-  const encoding = offered.length > 0 ? new Negotiator(req).encoding([...offered, "identity"]) : undefined;
+  // ours first among encodings the client weighs alike: browsers send "gzip, deflate, br", and brotli is smaller
+  const encoding = offered.length > 0 ? (new Negotiator(req) as PreferringNegotiator).encoding([...offered, "identity"], ["br", "gzip"]) : undefined;
   const coded = encoding === "br" || encoding === "gzip" ? encoding : undefined;
   const body = (coded && file[coded]) ?? file.identity;
   const etag = body === file.identity ? file.etag : `${file.etag.slice(0, -1)}-${coded}"`;

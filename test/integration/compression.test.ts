@@ -68,6 +68,8 @@ describe.runIf(databaseUnderTest() === "pglite")("compressed answers", () => {
       expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
       const gzip = await get(`${server.url}${file}`, { "accept-encoding": "gzip" });
       expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
+      // as browsers ask, every encoding alike: the smaller one (gzip was taken, the first named)
+      expect((await get(`${server.url}${file}`, { "accept-encoding": "gzip, deflate, br, zstd" })).headers["content-encoding"]).toBe("br");
       const held = await get(`${server.url}${file}`, { "if-none-match": String(plain.headers.etag) });
       expect([held.status, held.body.length]).toEqual([304, 0]);
       // each encoding is a representation of its own: its own strong ETag, and a 304 for that one only
@@ -89,6 +91,27 @@ describe.runIf(databaseUnderTest() === "pglite")("compressed answers", () => {
     expect(workers).toHaveLength(3);
     for (const worker of workers) expect((await get(`${server.url}${worker}`, {})).status).toBe(200);
     expect((await get(`${server.url}/graphiql/graphiql-000000000000.js`, {})).status).toBe(404);
+  });
+
+  // they were compressed as they went, under the identity's ETag: a cache holding the br copy was told it held gzip
+  it("serves the dashboard's files compressed, brotli first, each encoding under an ETag of its own", async () => {
+    const { server } = suite;
+    const page = await get(`${server.url}/dashboard/`, {});
+    expect(page.status).toBe(200);
+    const assets = [...page.body.toString().matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const path of ["/dashboard/", ...assets]) {
+      const plain = await get(`${server.url}${path}`, {});
+      const br = await get(`${server.url}${path}`, { "accept-encoding": "gzip, deflate, br" });
+      const gzip = await get(`${server.url}${path}`, { "accept-encoding": "gzip" });
+      expect([br.headers["content-encoding"], gzip.headers["content-encoding"], plain.headers["content-encoding"]]).toEqual(["br", "gzip", undefined]);
+      expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+      expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
+      expect(new Set([plain, br, gzip].map((answer) => answer.headers.etag)).size).toBe(3);
+      const heldPlain = { "if-none-match": String(plain.headers.etag) };
+      expect((await get(`${server.url}${path}`, { ...heldPlain, "accept-encoding": "br" })).status).toBe(200);
+      expect((await get(`${server.url}${path}`, { "if-none-match": String(br.headers.etag), "accept-encoding": "br" })).status).toBe(304);
+    }
   });
 
   it("refuses a compressed request body with 415 on every path, rather than reading its bytes as they came", async () => {
