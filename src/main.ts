@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirBusyError } from "./db/data-dir-lock.ts";
 import { MigrationError } from "./db/migrate.ts";
 import { listenWhileStarting } from "./http/starting-server.ts";
+import { listeningUrl } from "./transport/listening-url.ts";
 
 async function main(): Promise<void> {
   // V8's gc for the worker threads started from here on, which collect once idle after calls (threads/thread-calls.ts)
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   const { trimHeapsAfterWork } = await import("./threads/heap-trim.ts");
   const trimming = trimHeapsAfterWork(logger, app.services.embedder.ready?.());
   logger.info(
-    { url: `http://${address.address}:${address.port}`, database: app.db.kind },
+    { url: listeningUrl(address), database: app.db.kind },
     "memory service listening (GraphQL at /graphql, REST at /api/v1)",
   );
 

@@ -11,6 +11,7 @@ import type { Exchange } from "../transport/exchange.ts";
 import { bufferedReply, type Reply } from "../transport/reply.ts";
 import { createMcpServer } from "./server.ts";
 import { mcpTools, runTool } from "./tools.ts";
+import { listeningUrl } from "../transport/listening-url.ts";
 
 export interface McpEndpointDeps {
   config: Config;
@@ -79,5 +80,5 @@ function batchRefused(): Response {
 /** Where a client on this machine reaches /mcp of a server listening at `address` (any address: loopback). */
 export function localMcpUrl({ address, family, port }: AddressInfo): string {
   const host = address === "0.0.0.0" ? "127.0.0.1" : address === "::" ? "::1" : address;
-  return `http://${family === "IPv6" ? `[${host}]` : host}:${port}/mcp`;
+  return `${listeningUrl({ address: host, family, port })}/mcp`;
 }
