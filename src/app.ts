@@ -1,6 +1,6 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAdmit } from "./auth/admit.ts";
+import { createAdmit, createSecretGuard } from "./auth/admit.ts";
 import { RateLimit } from "./auth/rate-limit.ts";
 import type { Config } from "./config.ts";
 import type { Database, PrismaAdapterWrapper } from "./db/database.ts";
@@ -161,7 +161,9 @@ function endpoints(config: Config, logger: Logger, services: Services, rateLimit
     contextFor: contextFor(services, createAdmit(services.apiKeys, rateLimit, config.trustProxyHops)),
   };
   const yoga = createGraphQL(config, logger, (name, type, seconds) => metrics.observeOperation(name, type, seconds));
+  const guarded = createSecretGuard(rateLimit, config.trustProxyHops);
   return {
+    scrape: config.metricsToken ? (req: IncomingMessage) => guarded(req, () => metrics.scrape(req)) : (req: IncomingMessage) => metrics.scrape(req),
     graphql: createGraphQLEndpoint({ ...deps, yoga, eventStreams }),
     rest: createRestDispatch(deps),
     mcp: createMcpEndpoint(deps),

@@ -32,6 +32,8 @@ export interface HttpDeps {
   logger: Logger;
   services: Services;
   metrics: Metrics;
+  /** /metrics, with METRICS_TOKEN checked. */
+  scrape: (req: IncomingMessage) => Promise<Reply>;
   graphql: GraphQLEndpoint;
   rest: RestDispatch;
   mcp: McpEndpoint;
@@ -58,7 +60,7 @@ const openConnections = (server: Server): Promise<number> =>
   new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
 
 /** One process serves GraphQL at /graphql, the REST routes, /mcp, /healthz and the documentation pages. */
-export function createHttpServer({ config, logger, services, metrics, graphql, rest, mcp, apiDocs, eventStreams, server: listening }: HttpDeps): HttpServer {
+export function createHttpServer({ config, logger, services, metrics, scrape, graphql, rest, mcp, apiDocs, eventStreams, server: listening }: HttpDeps): HttpServer {
   const cors = createCors(config.corsOrigins);
   const securityHeaders = createSecurityHeaders(config.hstsMaxAgeSeconds);
   let inFlight = 0;
@@ -72,7 +74,7 @@ export function createHttpServer({ config, logger, services, metrics, graphql, r
     if (SERVICE_PATHS.has(path)) requireReadMethod(req.method, path);
     if (path === "/healthz") return jsonReply(200, { status: "ok" });
     if (path === "/readyz") return draining ? jsonReply(503, { status: "draining" }) : readiness(services, config.readinessTimeoutMs, logger);
-    if (path === "/metrics") return metrics.scrape(req);
+    if (path === "/metrics") return scrape(req);
     if (path === "/docs/migration") return { status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: MIGRATION_GUIDE };
     if (serveDashboard(req, res, path)) return undefined;
     if (path.startsWith(GRAPHIQL_ASSETS)) return graphql.asset(exchange);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiKeyService } from "../domain/api-key.ts";
-import { unauthorized } from "../errors.ts";
+import { AppError, unauthorized } from "../errors.ts";
 import { clientAddress } from "./client-address.ts";
 import { presentedKey } from "./credentials.ts";
 import type { Principal } from "../domain/principal.ts";
@@ -30,5 +30,23 @@ export function createAdmit(apiKeys: ApiKeyService, rateLimit: RateLimit, trustP
     const { headers } = await rateLimit.consume(principal.keyId);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     return principal;
+  };
+}
+
+/**
+ * `check()` of a secret other than an API key (METRICS_TOKEN) under the same limit of failures per address: an
+ * address that has failed too often is refused before the secret is compared, and each UNAUTHORIZED that `check`
+ * throws counts against it (wrong tokens could be tried without end).
+ */
+export function createSecretGuard(rateLimit: RateLimit, trustProxyHops: number) {
+  return async <T>(req: IncomingMessage, check: () => Promise<T>): Promise<T> => {
+    const address = clientAddress(req, trustProxyHops);
+    await rateLimit.admitAddress(address);
+    try {
+      return await check();
+    } catch (error) {
+      if (error instanceof AppError && error.code === "UNAUTHORIZED") await rateLimit.authenticationFailed(address);
+      throw error;
+    }
   };
 }

@@ -469,6 +469,25 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
     });
   });
 
+  // wrong tokens could be tried without end: they count against the address as bad API keys do
+  describe("with METRICS_TOKEN and AUTH_FAILURE_LIMIT_MAX=3", () => {
+    let guarded: TestServer;
+    beforeAll(async () => {
+      guarded = await startTestServer({ METRICS_TOKEN, AUTH_FAILURE_LIMIT_MAX: "3" });
+    });
+    afterAll(() => guarded?.close());
+
+    it("refuses an address that has sent too many wrong tokens, the right one too, until the window ends", async () => {
+      const client = guarded.client();
+      const wrong = [];
+      for (let i = 0; i < 3; i++) wrong.push((await client.get("/metrics", { headers: { authorization: `Bearer guess-${i}` } })).status);
+      expect(wrong).toEqual([401, 401, 401]);
+      const refused = await client.get("/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    });
+  });
+
   describe("with Qdrant, and without CORS_ORIGINS", () => {
     let fake: FakeQdrant;
     let qdrant: TestServer;
