@@ -17,19 +17,36 @@ const refusedArgument = (error: unknown): error is TypeError =>
 const isFileError = (error: unknown): error is NodeJS.ErrnoException =>
   error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string" && typeof (error as NodeJS.ErrnoException).path === "string";
 
-/** Whether the command line asks for help: `--help` or `-h` before any `--`. */
-function asksForHelp(args: readonly string[]): boolean {
+/** The command line's options before any `--`. */
+function options(args: readonly string[]): readonly string[] {
   const end = args.indexOf("--");
-  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === "--help" || arg === "-h");
+  return end === -1 ? args : args.slice(0, end);
+}
+
+/** What a failure says: its code (for --json) and its message; undefined for an unexpected one, printed whole. */
+function describeFailure(error: unknown, usage: string): { code: string; message: string; exitCode: number; usage?: string } | undefined {
+  if (error instanceof UsageError || refusedArgument(error)) return { code: "USAGE", message: error.message, exitCode: 2, usage };
+  if (error instanceof AppError) return { code: error.code, message: error.message, exitCode: 1 };
+  if (error instanceof ConfigError) return { code: "CONFIG", message: error.message, exitCode: 1 };
+  if (error instanceof MigrationError) return { code: "MIGRATION", message: error.message, exitCode: 1 };
+  // a file given on the command line that cannot be read or written: node's one line says which and why
+  if (isFileError(error)) return { code: "FILE", message: error.message, exitCode: 1 };
+  if (error instanceof DataDirBusyError) {
+    const message = `${error.message} It did not answer on its control socket within ${HOLDER_WAIT_MS / 1000} s; stop it first.`;
+    return { code: "DATA_DIR_BUSY", message, exitCode: 1 };
+  }
+  return undefined;
 }
 
 /**
  * Runs a CLI command: its result on stdout (and nothing else there, so `--json` output can be piped), every
- * message on stderr, exit 1 on failure and 2 on a usage error (an argument the command does not take among them).
- * `--help` (or `-h`) prints the usage on stdout and runs nothing.
+ * message on stderr (with `--json`, a failure as one JSON line, `{"error":{"code","message"}}`), exit 1 on
+ * failure and 2 on a usage error (an argument the command does not take among them). `--help` (or `-h`) prints
+ * the usage on stdout and runs nothing.
  */
 export async function runCli(usage: string, command: (print: (text: string) => void) => Promise<void>): Promise<void> {
-  if (asksForHelp(process.argv.slice(2))) {
+  const given = options(process.argv.slice(2));
+  if (given.some((arg) => arg === "--help" || arg === "-h")) {
     process.stdout.write(`${usage}\n`);
     process.exitCode = 0;
     return;
@@ -38,22 +55,15 @@ export async function runCli(usage: string, command: (print: (text: string) => v
     await command((text) => process.stdout.write(`${text}\n`));
     process.exitCode = 0;
   } catch (error) {
-    if (error instanceof UsageError || refusedArgument(error)) {
-      console.error(`${error.message}\n\n${usage}`);
-      process.exitCode = 2;
-    } else if (error instanceof AppError || error instanceof ConfigError || error instanceof MigrationError) {
-      console.error(error.message);
-      process.exitCode = 1;
-    } else if (isFileError(error)) {
-      // a file given on the command line that cannot be read or written: node's one line says which and why
-      console.error(error.message);
-      process.exitCode = 1;
-    } else if (error instanceof DataDirBusyError) {
-      console.error(`${error.message} It did not answer on its control socket within ${HOLDER_WAIT_MS / 1000} s; stop it first.`);
-      process.exitCode = 1;
+    const failure = describeFailure(error, usage);
+    process.exitCode = failure?.exitCode ?? 1;
+    if (given.includes("--json")) {
+      const { code, message } = failure ?? { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) };
+      console.error(JSON.stringify({ error: { code, message } }));
+    } else if (failure) {
+      console.error(failure.usage ? `${failure.message}\n\n${failure.usage}` : failure.message);
     } else {
       console.error(error);
-      process.exitCode = 1;
     }
   }
 }

@@ -36,6 +36,17 @@ describe.skipIf(databaseUnavailable())("npm run keys", () => {
     expect(result.stdout).toBe("");
   });
 
+  // a script reading --json output got plain text on failure
+  it("with --json, says a failure as one JSON line on stderr, with its code", async () => {
+    const unknown = await runCli("keys", ["list", "--user", "nobody@x", "--json"], database.env);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr)).toEqual({ error: { code: "NOT_FOUND", message: expect.stringContaining("No user") } });
+    const usage = await runCli("keys", ["create", "--user", "a@x", "--json"], database.env);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stderr)).toEqual({ error: { code: "USAGE", message: "create needs --user and --name" } });
+    expect([unknown.stdout, usage.stdout]).toEqual(["", ""]);
+  });
+
   // as an operator runs it: `npm start`, the built service (dist/server, made by npm install)
   describe("while the server runs", () => {
     let server: ServerProcess;
