@@ -18,6 +18,7 @@ import { createGraphQLEndpoint } from "./graphql/endpoint.ts";
 import { getSchema } from "./graphql/schema.ts";
 import { createGraphQL } from "./graphql/yoga.ts";
 import { createApiDocs } from "./docs/api-docs.ts";
+import { dashboardBuilt } from "./http/dashboard.ts";
 import { Metrics } from "./http/metrics.ts";
 import type { Logger } from "./logger.ts";
 import { createMcpEndpoint, localMcpUrl } from "./mcp/endpoint.ts";
@@ -106,6 +107,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       logger,
     );
   }
+  if (!dashboardBuilt()) logger.warn("the dashboard is not built (npm run build:dashboard): /dashboard answers 503; the API is unaffected");
   const maintenance = db.kind === "pglite" ? startMaintenance(db.sql, logger) : undefined;
   const purge = setInterval(() => {
     services.idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, "could not purge idempotency keys"));

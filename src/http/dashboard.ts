@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, resolve, sep } from "node:path";
@@ -11,6 +12,9 @@ import { etagOf, IMMUTABLE, precompressed, sendStatic, type StaticFile } from ".
 export const DASHBOARD_DIST = projectPath("dashboard", "dist");
 
 const MOUNT = "/dashboard";
+
+/** Whether the dashboard is built here; when not, /dashboard answers 503 (the rest of the service is unaffected). */
+export const dashboardBuilt = (dist = DASHBOARD_DIST): boolean => existsSync(resolve(dist, "index.html"));
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

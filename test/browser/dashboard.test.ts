@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDashboardHandler, DASHBOARD_DIST, safeRelativePath } from "../../src/http/dashboard.ts";
+import { createDashboardHandler, dashboardBuilt, DASHBOARD_DIST, safeRelativePath } from "../../src/http/dashboard.ts";
 import { warnUntested } from "../support/loud.ts";
 import { startTestServer, type TestServer, type TestUser } from "../support/server.ts";
 import { CHROMIUM } from "./offline-page.ts";
@@ -149,6 +149,8 @@ describe("serving the dashboard", () => {
       expect(response.status).toBe(503);
       expect(JSON.parse(response.body).error.message).toContain("npm run build:dashboard");
       expect((await rawRequest(base, "/other")).status).toBe(418);
+      // what the server checks at start, to say so in its log rather than only at the first visit
+      expect([dashboardBuilt(join(empty, "dist")), dashboardBuilt()]).toEqual([false, true]);
     } finally {
       await new Promise((resolve) => http.close(resolve));
       rmSync(empty, { recursive: true, force: true });
