@@ -23,6 +23,15 @@ export function checkPage(limit: number | null | undefined, offset: number | nul
   return page;
 }
 
+/** The page asked for, or undefined where checkPage refuses it. */
+export function validPage(limit: number | null | undefined, offset: number | null | undefined, defaultLimit: number): Page | undefined {
+  try {
+    return checkPage(limit, offset, defaultLimit);
+  } catch {
+    return undefined;
+  }
+}
+
 export const pageOf = <T>(items: T[], total: number, page: Page): PageOf<T> => ({
   items,
   total,

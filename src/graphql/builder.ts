@@ -4,6 +4,7 @@ import RelayPlugin from "@pothos/plugin-relay";
 import type { JsonObject, JsonValue } from "../domain/json.ts";
 import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
+import { ARGS_CHECK_PLUGIN } from "./args-check-plugin.ts";
 import type { Context } from "./context.ts";
 
 interface BuilderTypes {
@@ -21,7 +22,7 @@ interface BuilderTypes {
 export type SchemaTypes = PothosSchemaTypes.ExtendDefaultTypes<BuilderTypes>;
 
 export const builder = new SchemaBuilder<BuilderTypes>({
-  plugins: [PrismaPlugin, RelayPlugin],
+  plugins: [ARGS_CHECK_PLUGIN, PrismaPlugin, RelayPlugin],
   defaultFieldNullability: false,
   // connections only: no global ids, no node(id) query
   relay: { clientMutationId: "omit", cursorType: "String", nodeQueryOptions: false, nodesQueryOptions: false },

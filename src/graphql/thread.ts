@@ -2,8 +2,9 @@ import { queryFromInfo } from "@pothos/plugin-prisma";
 import { ThreadStatus } from "../generated/prisma/enums.ts";
 import { unexpired } from "../domain/expiry.ts";
 import { DEFAULT_LIST_LIMIT } from "../domain/memory.ts";
-import { checkPage, type PageOf } from "../domain/paging.ts";
+import { validPage, type PageOf } from "../domain/paging.ts";
 import { DEFAULT_THREAD_LIMIT, type Thread } from "../domain/thread.ts";
+import { checkPageArgs } from "./args-check-plugin.ts";
 import { builder } from "./builder.ts";
 import { pageArgs, pageType } from "./page.ts";
 
@@ -26,8 +27,11 @@ export const ThreadRef = builder.prismaObject("Thread", {
     memories: t.relation("memories", {
       description: "The thread's memories, newest first.",
       args: pageArgs(DEFAULT_LIST_LIMIT),
+      // the query is made while the thread resolves: a page refused there would fail the thread, so it is refused
+      // here, as this field resolves, and the query takes nothing meanwhile
+      extensions: { checkArgs: checkPageArgs(DEFAULT_LIST_LIMIT) },
       query: ({ limit, offset }) => {
-        const page = checkPage(limit, offset, DEFAULT_LIST_LIMIT);
+        const page = validPage(limit, offset, DEFAULT_LIST_LIMIT) ?? { limit: 0, offset: 0 };
         return { where: unexpired(), take: page.limit, skip: page.offset, orderBy: [{ createdAt: "desc" }, { id: "desc" }] };
       },
     }),

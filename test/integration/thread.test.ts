@@ -219,6 +219,11 @@ describe.skipIf(databaseUnavailable())("threads", () => {
         memoryCount: 1,
         memories: [{ content: "an episode about lighthouses", thread: { title: "Podcast ideas" } }],
       });
+      // the page is the field's: refused at its path (it was refused at ["thread"], before the field resolved)
+      for (const page of ["limit: 0", "limit: 101", "offset: -1"]) {
+        const refused = await suite.user.api.graphql(`query ($id: ID!) { thread(id: $id) { title memories(${page}) { id } } }`, { id });
+        expect(refused.body.errors, page).toMatchObject([{ path: ["thread", "memories"], extensions: { code: "VALIDATION_ERROR" } }]);
+      }
       const updated = await suite.user.api.graphql(
         `mutation ($id: ID!) { updateThread(id: $id, input: { status: completed }) { status } }`,
         { id },
