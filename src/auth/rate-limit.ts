@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { closeRedis, openRedis } from "../db/redis.ts";
+import { closeRedis, RedisClients } from "../db/redis.ts";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
@@ -52,12 +52,8 @@ export class RateLimit {
   /** `onRejected` hears of every request refused, for the metrics. The Redis client is loaded only when used. */
   static async create(config: Config, logger: Logger, onRejected: () => void): Promise<RateLimit> {
     const { redisUrl } = config.rateLimit;
-    const redis = redisUrl
-      ? await openRedis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }, logger, {
-          use: "rate limits",
-          without: "each instance counts alone",
-        })
-      : undefined;
+    const purpose = { use: "rate limits", without: "each instance counts alone" };
+    const redis = redisUrl ? await new RedisClients(redisUrl, logger, purpose).open({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
     const window = (name: string, { max, windowSeconds }: { max: number; windowSeconds: number }) => {
       const memory = new RateLimiterMemory({ points: max, duration: windowSeconds, keyPrefix: name });
       const limiter = redis

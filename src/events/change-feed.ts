@@ -2,7 +2,7 @@ import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { randomUUID } from "node:crypto";
 import { Repeater } from "graphql-yoga";
 import type { Redis } from "ioredis";
-import { closeRedis, openRedis } from "../db/redis.ts";
+import { closeRedis, RedisClients } from "../db/redis.ts";
 import type { Logger } from "../logger.ts";
 import type { ChangeEvent } from "./change-event.ts";
 
@@ -43,9 +43,9 @@ export class ChangeFeed {
    */
   static async open(redisUrl: string | undefined, logger: Logger): Promise<ChangeFeed> {
     if (!redisUrl) return new ChangeFeed(undefined);
-    const purpose = { use: "live events", without: "other instances' events are not heard; this one's still are" };
-    const publishClient = await openRedis(redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 }, logger, purpose);
-    const subscribeClient = await openRedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: null }, logger, purpose);
+    const clients = new RedisClients(redisUrl, logger, { use: "live events", without: "other instances' events are not heard; this one's still are" });
+    const publishClient = await clients.open({ lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    const subscribeClient = await clients.open({ lazyConnect: true, maxRetriesPerRequest: null });
     const target = createRedisEventTarget<CustomEvent>({
       publishClient: caughtCommands(publishClient, logger),
       subscribeClient: caughtCommands(subscribeClient, logger),

@@ -12,7 +12,13 @@ import {
 } from "../support/server.ts";
 import { subscribe, type Subscription } from "../../scripts/lib/sse-client.ts";
 import { runCli, serverProcess } from "../support/child-processes.ts";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { freePort } from "../../scripts/lib/server-process.ts";
+import { warnUntested } from "../support/loud.ts";
 
 const withRedis = await redisAvailable("THE CROSS-INSTANCE SUBSCRIPTION TESTS");
 
@@ -320,3 +326,51 @@ describe.skipIf(databaseUnavailable() || databaseUnderTest() !== "postgres" || !
     });
   },
 );
+
+// A Redis of the test's own, stopped and started again: instance B's subscription comes back with it (ioredis
+// resubscribes), so the writes made on A after it hear on B again; while it was away, A's own subscribers still heard
+const redisServer = spawnSync("redis-server", ["--version"]).status === 0;
+if (!redisServer) warnUntested(["redis-server is not installed: THE TEST OF REDIS COMING BACK IS SKIPPED."]);
+
+describe.skipIf(databaseUnavailable() || databaseUnderTest() !== "postgres" || !redisServer)("subscriptions across instances when Redis comes back", () => {
+  it("hears the other instance's writes again once Redis is back", async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "redis-back-"));
+    const startRedis = async () => {
+      const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+      for (let tries = 0; spawnSync("redis-cli", ["-p", String(port), "ping"]).stdout?.toString().trim() !== "PONG"; tries++) {
+        if (tries > 50) throw new Error("the test's Redis did not start");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return child;
+    };
+    let redis = await startRedis();
+    const db = await freshPostgresDatabase();
+    const env = { DATABASE_URL: db.url, REDIS_URL: `redis://127.0.0.1:${port}` };
+    const a = await startTestServer(env);
+    const b = await startTestServer(env);
+    try {
+      const user = await a.newUser();
+      const onB = await listen(b, user);
+      const onA = await listen(a, user);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // Redis confirms a SUBSCRIBE asynchronously
+      const first = await remember(user, { content: "before Redis went away" });
+      expect((await onB.nth(0, 2000)).data.memoryEvents.memoryId).toBe(first.id);
+      redis.kill("SIGKILL");
+      await once(redis, "exit");
+      const during = await remember(user, { content: "while Redis is away" });
+      expect((await onA.nth(1, 2000)).data.memoryEvents.memoryId, "A's own subscriber").toBe(during.id);
+      redis = await startRedis();
+      // ioredis reconnects within its retry delay (at most 2 s) and subscribes again
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const after = await remember(user, { content: "Redis is back" });
+      expect((await onB.nth(1, 3000)).data.memoryEvents.memoryId).toBe(after.id);
+    } finally {
+      await a.close();
+      await b.close();
+      redis.kill("SIGKILL");
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
