@@ -6,7 +6,7 @@
 // file, their packages' imports were hoisted to its top and loaded at every start). Left outside the bundle: native
 // and WebAssembly packages (they load their binaries from their own directories), and what is loaded only when
 // configured (PostgreSQL, Redis, Qdrant, OpenAI) or when first asked for (GraphiQL's 9 MB of assets).
-import { copyFileSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 
 const EXTERNAL = [
@@ -31,7 +31,8 @@ const OUT_DIR = "dist/server";
 const CHUNK = /^chunk-.*\.mjs(\.map)?$/;
 
 const started = performance.now();
-for (const name of readdirSync(OUT_DIR)) if (CHUNK.test(name)) rmSync(`${OUT_DIR}/${name}`);
+// an earlier build's chunks, which nothing would import any more (none on a clean tree)
+if (existsSync(OUT_DIR)) for (const name of readdirSync(OUT_DIR)) if (CHUNK.test(name)) rmSync(`${OUT_DIR}/${name}`);
 // the command-line tools (package.json's keys, mcp, migrate, reindex, export and import) beside main.mjs, sharing
 // its chunks: under tsx each run transpiled the service's modules again, about a second before it did anything
 const CLIS = ["keys", "mcp", "migrate", "reindex", "export", "import"];
