@@ -32,7 +32,10 @@ function describeFailure(error: unknown, usage: string): { code: string; message
   // a file given on the command line that cannot be read or written: node's one line says which and why
   if (isFileError(error)) return { code: "FILE", message: error.message, exitCode: 1 };
   if (error instanceof DataDirBusyError) {
-    const message = `${error.message} It did not answer on its control socket within ${HOLDER_WAIT_MS / 1000} s; stop it first.`;
+    const waited = `${HOLDER_WAIT_MS / 1000} s`;
+    const advice =
+      error.holder === "command" ? `It was still at work after ${waited}: run this once it has finished.` : `It did not answer on its control socket within ${waited}; stop it first.`;
+    const message = `${error.message} ${advice}`;
     return { code: "DATA_DIR_BUSY", message, exitCode: 1 };
   }
   return undefined;
