@@ -17,8 +17,11 @@ type EncoderMessage =
 /** Texts of one caller, or a slice of them, waiting for a thread. */
 interface Piece {
   texts: string[];
+  priority: EmbedPriority;
   resolve(vectors: Float32Array[]): void;
   reject(error: Error): void;
+  /** Set once a batch holding it has failed: it is tried once more, then the caller gets the error. */
+  retried?: boolean;
 }
 
 interface Thread {
@@ -97,7 +100,7 @@ export class EncoderPool {
     const parts: Promise<Float32Array[]>[] = [];
     for (let start = 0; start < texts.length; start += size) {
       parts.push(
-        new Promise((resolve, reject) => this.waiting[priority].push({ texts: texts.slice(start, start + size), resolve, reject })),
+        new Promise((resolve, reject) => this.waiting[priority].push({ texts: texts.slice(start, start + size), priority, resolve, reject })),
       );
     }
     this.dispatch();
@@ -128,13 +131,16 @@ export class EncoderPool {
       });
       worker.on("error", (error) => {
         reject(error);
+        thread.loaded = false; // it gets no more batches
         this.fail(thread, error);
       });
       worker.on("exit", (code) => {
         const error = new Error(`the sentence encoder thread stopped (exit code ${code})`);
         reject(error);
+        thread.loaded = false;
         this.fail(thread, error);
         if (!this.closed) this.replace(thread);
+        this.dispatch();
       });
     });
     thread.ready.catch(() => {}); // reported through the pieces it fails and through `dimensions`
@@ -228,7 +234,7 @@ export class EncoderPool {
     // a worn thread whose successor took its place while it worked
     if (!this.threads.includes(thread)) void thread.worker.terminate();
     if (message.kind === "failed") {
-      batch.forEach((piece) => piece.reject(new Error(`sentence encoder: ${message.message}`)));
+      this.retryOrReject(batch, new Error(`sentence encoder: ${message.message}`));
     } else {
       const total = batch.reduce((sum, piece) => sum + piece.texts.length, 0);
       thread.embedded += total;
@@ -242,6 +248,20 @@ export class EncoderPool {
   }
 
   private fail(thread: Thread, error: Error): void {
-    thread.batch.splice(0).forEach((piece) => piece.reject(error));
+    this.retryOrReject(thread.batch.splice(0), error);
+  }
+
+  /**
+   * The pieces of a batch that failed (its thread died, or inference threw) go back to the front of their queue
+   * once, as the failure may be the thread's rather than theirs (a search answered 503 when a thread stopped under
+   * it); failing again, they fail their callers. The pool's `dispatch` runs after each failure.
+   */
+  private retryOrReject(batch: Piece[], error: Error): void {
+    const again = batch.filter((piece) => !piece.retried && !this.closed);
+    for (const piece of batch) if (!again.includes(piece)) piece.reject(error);
+    for (const piece of again.reverse()) {
+      piece.retried = true;
+      this.waiting[piece.priority].unshift(piece);
+    }
   }
 }

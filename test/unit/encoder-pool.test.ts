@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
+import type { Worker } from "node:worker_threads";
 import { EncoderPool } from "../../src/embeddings/encoder-pool.ts";
 
 describe("the encoder pool", () => {
@@ -39,6 +40,27 @@ describe("the encoder pool", () => {
       expect(await renewing.embed(texts, "interactive")).toEqual(before);
     } finally {
       await renewing.close();
+    }
+  });
+
+  // a search answered 503 when the thread embedding its query stopped under it (seen once under a loaded suite)
+  it("embeds again, on the thread that replaces it, the texts of a thread that died mid-batch", { timeout: 120_000 }, async () => {
+    const dying = new EncoderPool({ threads: 1, idleMs: 200, batchSize: { interactive: 16, background: 8 } });
+    try {
+      await dying.dimensions;
+      const texts = ["what was the name of my first dog?", "where did I go on holiday last summer?"];
+      const expected = await dying.embed(texts, "interactive");
+      // the pool's own thread, reached as the pool holds it: nothing outside the pool can stop one
+      const [thread] = (dying as unknown as { threads: { worker: Worker; batch: unknown[] }[] }).threads;
+      const died = thread!.worker.threadId;
+      const embedding = dying.embed(texts, "interactive");
+      expect(thread!.batch).toHaveLength(1); // dispatched at once: the batch is in flight
+      await thread!.worker.terminate();
+      expect(await embedding).toEqual(expected);
+      expect(dying.threadIds).not.toContain(died);
+      expect(dying.size).toBe(1);
+    } finally {
+      await dying.close();
     }
   });
 });
