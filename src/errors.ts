@@ -1,3 +1,5 @@
+import type { Logger } from "./logger.ts";
+
 /** The one table of error codes, shared by GraphQL (`extensions.code`) and REST (the error body). */
 export const errorStatus = {
   VALIDATION_ERROR: 400,
@@ -62,3 +64,8 @@ export const unauthorized = (reason = "Missing or invalid API key") => new AppEr
 export const internalError = (cause: unknown): AppError => new AppError("INTERNAL", "Internal server error", { cause });
 
 export const asAppError = (error: unknown): AppError => (error instanceof AppError ? error : internalError(error));
+
+/** Logs why a dependency (the embedder, the vector index) failed a request: the client gets 503, the log the cause. */
+export function logUnavailable(logger: Logger, error: AppError, context: Record<string, unknown> = {}): void {
+  if (error.code === "SERVICE_UNAVAILABLE" && error.cause) logger.warn({ err: error.cause, ...context }, "a dependency is unavailable: the request failed with 503");
+}

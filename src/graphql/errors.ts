@@ -1,6 +1,6 @@
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { AppError, errorStatus, isErrorCode, type ErrorCode } from "../errors.ts";
+import { AppError, errorStatus, isErrorCode, logUnavailable, type ErrorCode } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { jsonReply, type Reply } from "../transport/reply.ts";
 
@@ -34,6 +34,7 @@ export function maskError(logger: Logger) {
     const original = error instanceof GraphQLError ? error.originalError : error;
     if (original instanceof AppError) {
       if (original.code === "INTERNAL") logger.error({ err: original.cause ?? original }, "unexpected error in a GraphQL operation");
+      logUnavailable(logger, original);
       return fromAppError(original, error instanceof GraphQLError ? error : undefined);
     }
     if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) return error;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { asAppError, type AppError } from "../errors.ts";
+import { asAppError, logUnavailable, type AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { send, type Reply } from "../transport/reply.ts";
 
@@ -15,6 +15,7 @@ export function answerFailure(res: ServerResponse, error: unknown, errorReply: (
   }
   const appError = asAppError(error);
   if (appError.code === "INTERNAL") logger.error({ err: appError.cause ?? error, requestId }, "request failed");
+  logUnavailable(logger, appError, { requestId });
   if (res.headersSent) {
     res.destroy();
     return;

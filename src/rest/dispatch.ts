@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { GraphQLSchema } from "graphql";
 import type { Config } from "../config.ts";
 import type { IdempotencyService } from "../domain/idempotency.ts";
-import { AppError, asAppError } from "../errors.ts";
+import { AppError, asAppError, logUnavailable } from "../errors.ts";
 import type { ContextFor } from "../graphql/context.ts";
 import { parseJsonBody, readBody } from "../transport/body.ts";
 import type { Exchange } from "../transport/exchange.ts";
@@ -58,6 +58,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
       if (!res.headersSent) {
         if (appError.code === "INTERNAL") throw error;
         if (appError.code === "PAYLOAD_TOO_LARGE") res.setHeader("connection", "close"); // the rest of the body is unread
+        logUnavailable(logger, appError, { requestId });
         return restErrorReply(appError);
       }
       if (appError.code === "INTERNAL") logger.error({ err: appError.cause ?? error, requestId }, "stream failed");
@@ -101,6 +102,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
         // a client error is the request's answer (and replayed as such); anything else fails the request
         const appError = asAppError(error);
         if (appError.code === "INTERNAL") throw error;
+        logUnavailable(logger, appError, { requestId: exchange.requestId });
         return restErrorReply(appError, { camelCaseFields: match.options.camelCaseFields });
       }
     });

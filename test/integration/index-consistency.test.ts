@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../src/config.ts";
 import { openPGlite } from "../../src/db/pglite.ts";
 import { LEXICAL_SHARE } from "../../src/domain/fusion.ts";
@@ -112,9 +112,17 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
         created.body.id,
       ]);
       expect(row?.embedding).toBeNull();
+      const warn = vi.spyOn(server.app.logger, "warn");
       const unavailable = await user.api.get("/api/v1/memory/search?query=passport");
       expect(unavailable.status).toBe(503);
       expect(unavailable.body.error.code).toBe("SERVICE_UNAVAILABLE");
+      // the client is told to try again; the log says why (it said nothing), over REST and GraphQL alike
+      const cause = expect.objectContaining({ err: expect.objectContaining({ message: "embedder down" }) });
+      expect(warn).toHaveBeenCalledExactlyOnceWith(cause, "a dependency is unavailable: the request failed with 503");
+      const graphql = await user.api.graphql(`{ searchMemories(query: "passport") { total } }`);
+      expect(graphql.body.errors?.[0]?.extensions?.code).toBe("SERVICE_UNAVAILABLE");
+      expect(warn).toHaveBeenCalledTimes(2);
+      expect(warn).toHaveBeenLastCalledWith(cause, "a dependency is unavailable: the request failed with 503");
 
       down.on = false;
       const found = await until(() => searchIds(user.api, "passport renewal"), (ids) => ids.includes(created.body.id));
