@@ -25,7 +25,8 @@ export async function readiness(services: Services, timeoutMs: number, logger: L
     check("database", () => services.db.sql.query("SELECT 1"), timeoutMs, logger),
     check("vectorIndex", () => index.ping(), timeoutMs, logger),
     embedder.ready ? check("embedder", () => embedder.ready!(), timeoutMs, logger) : undefined,
-    pingRedis ? check("redis", pingRedis, timeoutMs, logger) : undefined,
+    // Redis' clients say once when it goes and comes back: a probe every few seconds need not say it again
+    pingRedis ? check("redis", pingRedis, timeoutMs) : undefined,
   ]);
   const ready = database.ok && vectorIndex.ok && (model?.ok ?? true);
   const status = !ready ? "unavailable" : redis && !redis.ok ? "degraded" : "ready";
@@ -35,7 +36,7 @@ export async function readiness(services: Services, timeoutMs: number, logger: L
   });
 }
 
-async function check(name: string, probe: () => Promise<unknown>, timeoutMs: number, logger: Logger): Promise<Check> {
+async function check(name: string, probe: () => Promise<unknown>, timeoutMs: number, logger?: Logger): Promise<Check> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -48,7 +49,7 @@ async function check(name: string, probe: () => Promise<unknown>, timeoutMs: num
     return { ok: true, ms: elapsedMs(started) };
   } catch (error) {
     const timedOut = error instanceof Timeout;
-    logger.warn({ check: name, ...(timedOut ? { timeoutMs } : { err: error }) }, "readiness check failed");
+    logger?.warn({ check: name, ...(timedOut ? { timeoutMs } : { err: error }) }, "readiness check failed");
     return { ok: false, ms: elapsedMs(started), error: timedOut ? `no answer within ${timeoutMs} ms` : "failed" };
   } finally {
     clearTimeout(timer);
