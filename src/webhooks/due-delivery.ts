@@ -22,6 +22,8 @@ export interface FirstAttempt extends DueDelivery {
    * (several rounds' outcomes at once) list newest first in the order of their events.
    */
   event_created_at: string;
+  /** The keys it is ordered by (takeOut): its endpoint with the object, and with the memory's thread(s). */
+  after: string[];
 }
 
 /** The endpoint's columns of a DueDelivery, from `webhooks w`. */

@@ -4,6 +4,7 @@
 import { setMaxListeners } from "node:events";
 import { parentPort, workerData } from "node:worker_threads";
 import { AttemptClock } from "./attempt-clock.ts";
+import { OrderedAttempts } from "./ordered-attempts.ts";
 import { OriginTurns } from "./origin-turns.ts";
 import { CONNECTIONS_PER_ORIGIN, deliveryAgent, send } from "./send.ts";
 import type { Outcome, SendBatch, SenderSettings, SentBatch, Sendable } from "./sender.ts";
@@ -16,6 +17,8 @@ const settings = workerData as SenderSettings;
 const agent = deliveryAgent(settings);
 const turns = new OriginTurns(CONNECTIONS_PER_ORIGIN);
 const clock = new AttemptClock(settings.timeoutMs);
+// an object's deliveries to an endpoint in the order of its changes, on their first attempts (take-out.ts)
+const ordered = new OrderedAttempts();
 
 const originOf = (url: string) => URL.parse(url)?.origin ?? url;
 
@@ -49,7 +52,7 @@ port.on("message", ({ batch, deliveries }: SendBatch) => {
   // (DeliveryWorker's lease)
   const deadline = AbortSignal.timeout(settings.timeoutMs);
   setMaxListeners(0, deadline); // a listener for each delivery waiting its turn
-  void Promise.all(deliveries.map((delivery) => attempt(delivery, deadline))).then((outcomes) =>
+  void Promise.all(deliveries.map((delivery) => ordered.run(delivery.after ?? [], () => attempt(delivery, deadline)))).then((outcomes) =>
     port.postMessage({ batch, outcomes } satisfies SentBatch),
   );
 });

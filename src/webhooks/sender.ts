@@ -9,6 +9,8 @@ export interface Sendable {
   payload: string;
   secret: string;
   previous_secret: string | null;
+  /** What it is ordered by (OrderedAttempts): it begins once the earlier attempts under any of these have ended. */
+  after?: string[];
 }
 
 export interface SenderSettings {
@@ -74,7 +76,7 @@ export class SenderThread {
     // only what signing and sending need crosses to the thread (it is copied)
     const message: SendBatch = {
       batch,
-      deliveries: deliveries.map(({ id, url, payload, secret, previous_secret }) => ({ id, url, payload, secret, previous_secret })),
+      deliveries: deliveries.map(({ id, url, payload, secret, previous_secret, after }) => ({ id, url, payload, secret, previous_secret, after })),
     };
     return new Promise((resolve, reject) => {
       thread.pending.set(batch, { resolve, reject });

@@ -98,19 +98,33 @@ export async function takeOut(
   const taken = rows.filter(isEventRow).sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
   const events = new Map(taken.map((row) => [row.id, eventOf(row)]));
   const payloads = new Map<string, string>();
+  const position = new Map(taken.map((row, i) => [row.id, i]));
   const attempts = rows.flatMap((row): FirstAttempt[] => {
     const event = events.get(row.id);
     if (isEventRow(row) || !event) return [];
     const { id, delivery_id, webhook_id, url, secret, previous_secret } = row;
     const payload = payloads.get(id) ?? webhookBody(event);
     payloads.set(id, payload);
-    return [{ id: delivery_id, webhook_id, url, secret, previous_secret, attempts: 1, payload, event_id: id, event_type: event.type, event_created_at: event.timestamp }];
+    const after = orderedBy(event).map((key) => `${webhook_id}/${key}`);
+    return [{ id: delivery_id, webhook_id, url, secret, previous_secret, attempts: 1, payload, event_id: id, event_type: event.type, event_created_at: event.timestamp, after }];
   });
+  // in commit order (the rows come in no order): the sender begins each endpoint's attempts for one object in it
+  attempts.sort((a, b) => position.get(a.event_id)! - position.get(b.event_id)!);
   const published = taken.filter((row) => row.unpublished && !held?.wasTaken(String(row.seq)));
   const seqs = taken.flatMap((row) => (row.claimed ? [String(row.seq)] : []));
   held?.release(recordable.seqs);
   held?.took(taken.map((row) => String(row.seq)), seqs);
   return { found: taken.length, events: published.map(eventOf), round: { seqs, attempts } };
+}
+
+/**
+ * What an event's deliveries to one endpoint wait for (OrderedAttempts): the earlier ones about the same object
+ * and, for a memory, about its thread and the thread it left, so that an endpoint hears a thread's changes, its
+ * memories' among them, in commit order (a thread deleted with its memories after their memory.deleted). Others
+ * go at once.
+ */
+function orderedBy(event: ChangeEvent): string[] {
+  return [event.objectId, event.threadId, event.previousThreadId].filter((key): key is string => typeof key === "string");
 }
 
 function eventOf(row: EventRow): ChangeEvent {

@@ -338,6 +338,41 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       expect((await left())[0]!.n).toBe(0);
     });
 
+    // the round's deliveries were begun in no order and at once: a receiver heard memory.deleted before memory.created,
+    // and a thread deleted with its memories before their memory.deleted (outside probe)
+    it("delivers an object's events in the order of its changes, a thread's after its memories'", async () => {
+      const who = await suite.server.newUser();
+      const hook = await receiver();
+      hook.answerAfterMs = 3;
+      const { secret } = await register(who, hook.url);
+      const writers = Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < 4; i++) {
+          const { id } = (await who.api.post("/api/v1/memory", { content: `written then changed ${i}` })).body;
+          await who.api.patch(`/api/v1/memories/${id}`, { tags: ["changed"] });
+          await who.api.delete(`/api/v1/memories/${id}`);
+        }
+      });
+      const thread = (await who.api.post("/api/v1/threads", { title: "to delete" })).body.id as string;
+      const batch = await who.api.post("/api/v1/memory/batch", Array.from({ length: 5 }, (_, i) => ({ content: `in the thread ${i}`, thread_id: thread })));
+      await Promise.all(writers);
+      expect(batch.status).toBe(200);
+      expect((await who.api.delete(`/api/v1/threads/${thread}?delete_memories=true`)).status).toBe(200);
+      const expected = 8 * 4 * 3 + 1 + 5 + 5 + 1;
+      await hook.waitForAccepted(expected);
+      const heard = hook.attempts.map((delivery) => WebhookReceiver.verify(secret, delivery));
+      expect(heard).toHaveLength(expected);
+      const byObject = new Map<string, string[]>();
+      for (const { type, data } of heard) byObject.set(String(data.id), [...(byObject.get(String(data.id)) ?? []), type]);
+      const memories = [...byObject.values()].filter((types) => types[0]!.startsWith("memory."));
+      expect(memories.filter((types) => types.length === 3)).toHaveLength(32);
+      for (const types of memories) {
+        expect(types).toEqual(types.length === 3 ? ["memory.created", "memory.updated", "memory.deleted"] : ["memory.created", "memory.deleted"]);
+      }
+      const threadDeleted = heard.findIndex(({ type, data }) => type === "thread.deleted" && data.id === thread);
+      const lastMemoryDeleted = heard.findLastIndex(({ type }) => type === "memory.deleted");
+      expect(threadDeleted).toBeGreaterThan(lastMemoryDeleted);
+    });
+
     it("keeps a delivery's body while it is pending, for its retries, and drops it once the delivery is made", async () => {
       const who = await suite.server.newUser();
       const hook = await receiver();
@@ -402,6 +437,7 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
         event_id: event!.id,
         event_type: "memory.created",
         event_created_at: new Date(event!.created_at).toISOString(),
+        after: [],
       };
       const record = (...outcomes: Omit<FirstOutcome, "attempt">[]) =>
         sql.query(
