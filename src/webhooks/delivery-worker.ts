@@ -101,7 +101,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
       const status = maxAttempts <= 1 ? "failed" : "pending";
       return { attempt, attempted: true, status, responseStatus: outcome.status, error: outcome.error, retryMs: retryBaseMs, at };
     });
-    const failures = outcomes.flatMap(({ attempt, error }) => (error === null ? [] : [{ webhookId: attempt.webhook_id, error }]));
+    const failures = outcomes.flatMap(({ attempt, error, at }) => (error === null ? [] : [{ webhookId: attempt.webhook_id, error, at }]));
     if (outcomes.every(({ status }) => status === "delivered")) {
       this.unrecorded.seqs.push(...seqs);
       this.unrecorded.outcomes.push(...outcomes);
@@ -109,7 +109,7 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
       return;
     }
     await this.recordFirst({ seqs, outcomes });
-    for (const { webhookId, error } of failures) await this.endpointFailed(webhookId, error);
+    for (const { webhookId, error, at } of failures) await this.endpointFailed(webhookId, error, at);
     if (outcomes.some(({ attempted }) => !attempted)) this.wake();
   }
 
@@ -191,19 +191,23 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
     const last = delivery.attempts >= maxAttempts;
     await this.db.sql.query(
       `UPDATE webhook_deliveries
-          SET status = $2::webhook_delivery_status, next_attempt_at = now() + $3 * interval '1 millisecond',
+          SET status = $2::webhook_delivery_status, next_attempt_at = $6::timestamptz + $3 * interval '1 millisecond',
               response_status = $4, last_error = $5, payload = CASE WHEN $2 = 'pending' THEN payload END
         WHERE id = $1::uuid`,
-      [delivery.id, last ? "failed" : "pending", retryWaitMs(retryBaseMs, delivery.attempts), outcome.status, outcome.error],
+      [delivery.id, last ? "failed" : "pending", retryWaitMs(retryBaseMs, delivery.attempts), outcome.status, outcome.error, new Date(outcome.at).toISOString()],
     );
-    await this.endpointFailed(delivery.webhook_id, outcome.error);
+    await this.endpointFailed(delivery.webhook_id, outcome.error, outcome.at);
   }
 
-  /** Starts or extends the endpoint's failing streak, and disables it once the streak has lasted disableAfterMs. */
-  private async endpointFailed(webhookId: string, error: string): Promise<void> {
+  /**
+   * Starts or extends the endpoint's failing streak, and disables it once the streak has lasted disableAfterMs. A
+   * streak starts at the failed attempt's answer (`at`), not when it is recorded: a round is recorded once its
+   * slowest attempt has ended, which another endpoint's timeout can make seconds later.
+   */
+  private async endpointFailed(webhookId: string, error: string, at: number): Promise<void> {
     const [endpoint] = await this.db.sql.query<{ failing_since: Date | string }>(
-      "UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = $1::uuid RETURNING failing_since",
-      [webhookId],
+      "UPDATE webhooks SET failing_since = coalesce(failing_since, $2::timestamptz) WHERE id = $1::uuid RETURNING failing_since",
+      [webhookId, new Date(at).toISOString()],
     );
     if (!endpoint || Date.now() - new Date(endpoint.failing_since).getTime() < this.settings.disableAfterMs) return;
     const since = new Date(endpoint.failing_since).toISOString();

@@ -552,6 +552,30 @@ describe.skipIf(databaseUnavailable())("webhooks: a graceful stop", () => {
   });
 });
 
+// a round's outcomes are recorded once its slowest attempt has ended: an endpoint's failing streak was dated then,
+// by another endpoint's timeout, rather than by its own failed answer (outside probe)
+describe.skipIf(databaseUnavailable())("webhooks: a slow endpoint beside a failing one", () => {
+  const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: "2000", WEBHOOK_RETRY_BASE_MS: "600000" });
+
+  it("dates the failing endpoint's streak by its own answer, not by the slow one's timeout", async () => {
+    const failing = await receiver();
+    failing.behaviour = () => 500;
+    const slow = await receiver();
+    slow.behaviour = () => "hang";
+    const { id } = await register(suite.user, failing.url, ["memory.created"]);
+    await register(suite.user, slow.url, ["memory.created"]);
+    await suite.user.api.post("/api/v1/memory", { content: "sent to both" });
+    await until(async () => failing.attempts.length === 1);
+    const answered = Date.now();
+    const failingSince = async () =>
+      ((await suite.user.api.get("/api/v1/webhooks")).body.webhooks as { id: string; failing_since: string | null }[]).find((hook) => hook.id === id)!.failing_since;
+    await until(async () => (await failingSince()) !== null);
+    // recorded after the slow endpoint's 2 s timeout, dated by the failing one's answer
+    expect(Date.now() - answered).toBeGreaterThan(1_000);
+    expect(Math.abs(new Date((await failingSince())!).getTime() - answered)).toBeLessThan(500);
+  });
+});
+
 describe.skipIf(databaseUnavailable())("webhooks: the sender's thread dying mid-batch", () => {
   const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: "1000" });
 
