@@ -27,7 +27,7 @@ const MEMORY_EVENTS = /* GraphQL */ `
     memoryEvents(types: $types, threadId: $threadId) { id type timestamp memoryId threadId previousThreadId data }
   }
 `;
-const THREAD_EVENTS = /* GraphQL */ `subscription { threadEvents { type threadId data } }`;
+const THREAD_EVENTS = /* GraphQL */ `subscription { threadEvents { type threadId timestamp data } }`;
 
 async function listen(server: TestServer, who: TestUser | undefined, query = MEMORY_EVENTS, variables = {}): Promise<Subscription> {
   const subscription = await subscribe(server.url, who?.key, query, variables);
@@ -131,6 +131,8 @@ describe.skipIf(databaseUnavailable())("GraphQL subscriptions over Server-Sent E
         ["THREAD_DELETED", id],
       ]);
       expect(events[1]!.data.threadEvents.data).toMatchObject({ title: "Trip to Lisbon", memoryCount: 0 });
+      // dated as the thread's own times say (they were a millisecond or two off: the process sets a thread's times)
+      for (const { data } of events.slice(0, 2)) expect(data.threadEvents.timestamp).toBe(data.threadEvents.data.updatedAt);
     });
   });
 
