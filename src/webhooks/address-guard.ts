@@ -2,7 +2,8 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
 // where a webhook must not reach unless WEBHOOK_ALLOW_PRIVATE: this host, private networks, link-local (cloud
-// metadata at 169.254.169.254, fd00:ec2::254), shared, reserved and documentation ranges, multicast, and the
+// metadata at 169.254.169.254, fd00:ec2::254), Azure's platform address (168.63.129.16, its WireServer and DNS,
+// answering each VM at that public-looking address), shared, reserved and documentation ranges, multicast, and the
 // IPv6 transition prefixes that carry an IPv4 address inside (6to4, Teredo, NAT64), which could lead to any of them
 const NOT_PUBLIC = new BlockList();
 for (const [network, prefix] of [
@@ -10,6 +11,7 @@ for (const [network, prefix] of [
   ["10.0.0.0", 8],
   ["100.64.0.0", 10],
   ["127.0.0.0", 8],
+  ["168.63.129.16", 32],
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
   ["192.0.0.0", 24],

@@ -8,6 +8,15 @@ export interface SendOptions {
   allowPrivate: boolean;
   /** Aborts the attempt, connecting and body included: shared by the attempts that begin together (AttemptClock). */
   signal: AbortSignal;
+  /** What `signal` stands for (WEBHOOK_TIMEOUT_MS), for the error that names it. */
+  timeoutMs: number;
+}
+
+/** An attempt that ran out of time, with the status of the answer whose body it was still reading, if any. */
+class AttemptTimeout extends Error {
+  constructor(readonly status: number | null) {
+    super("the attempt ran out of time");
+  }
 }
 
 // a receiver's answer is not read beyond its status: its body is discarded, and never more than this of it
@@ -42,7 +51,12 @@ export async function send(agent: Agent, url: string, body: string, headers: Rec
     const status = await exchange(agent, target, body, { ...headers, "content-type": "application/json", "user-agent": "memory-service-webhooks" }, options.signal);
     return status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `answered ${status}` };
   } catch (error) {
-    return { ok: false, status: null, error: (error as Error).message };
+    if (!(error instanceof AttemptTimeout)) return { ok: false, status: null, error: (error as Error).message };
+    // the setting's name, not the runtime's "The operation was aborted due to timeout"
+    const limit = `within ${options.timeoutMs} ms (WEBHOOK_TIMEOUT_MS)`;
+    return error.status === null
+      ? { ok: false, status: null, error: `no answer ${limit}` }
+      : { ok: false, status: error.status, error: `answered ${error.status}, but its body did not end ${limit}` };
   }
 }
 
@@ -67,8 +81,8 @@ function exchange(agent: Agent, url: URL, body: string, headers: Record<string, 
     };
     // queued for a connection, the request is aborted as soon as it gets one
     const timedOut = () => {
+      settle(new AttemptTimeout(status || null)); // before the abort, whose error would settle it otherwise
       controller?.abort(signal.reason as Error);
-      settle(signal.reason as Error);
     };
     if (signal.aborted) return timedOut();
     signal.addEventListener("abort", timedOut, { once: true });

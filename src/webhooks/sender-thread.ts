@@ -40,7 +40,7 @@ async function attempt(delivery: Sendable, deadline: AbortSignal): Promise<Outco
       "webhook-signature": secrets.map((secret) => signature(secret, delivery.id, seconds, delivery.payload)).join(" "),
     };
     // send() never rejects: every delivery has an outcome
-    const outcome = await send(agent, delivery.url, delivery.payload, headers, { allowPrivate: settings.allowPrivate, signal: clock.signal() });
+    const outcome = await send(agent, delivery.url, delivery.payload, headers, { allowPrivate: settings.allowPrivate, signal: clock.signal(), timeoutMs: settings.timeoutMs });
     return { ...outcome, at: Date.now() };
   } finally {
     turns.release(origin);

@@ -9,6 +9,7 @@ describe("isPublicAddress (the webhook SSRF guard)", () => {
     "172.16.5.4",
     "192.168.1.1",
     "169.254.169.254",
+    "168.63.129.16", // Azure's WireServer and DNS, at a public-looking address
     "100.64.0.1",
     "0.0.0.0",
     "224.0.0.1",

@@ -80,7 +80,20 @@ describe("the webhook sender's thread", () => {
     const { receiver, send } = await started({ timeoutMs: 300 });
     receiver.behaviour = () => "hang";
     const [outcome] = await send([delivery(receiver.url)]);
-    expect(outcome).toMatchObject({ ok: false, status: null });
+    // the setting named (it said the runtime's "The operation was aborted due to timeout")
+    expect(outcome).toEqual({ ok: false, status: null, error: "no answer within 300 ms (WEBHOOK_TIMEOUT_MS)" });
+  });
+
+  it("says the status of an answer whose body did not end within the timeout", async () => {
+    const { send } = await started({ timeoutMs: 300 });
+    const trickling = createServer((_, res) => {
+      res.writeHead(200);
+      res.write("still coming");
+    });
+    await new Promise<void>((resolve) => trickling.listen(0, "127.0.0.1", resolve));
+    cleanup.push(async () => void (trickling.closeAllConnections(), trickling.close()));
+    const [outcome] = await send([delivery(`http://127.0.0.1:${(trickling.address() as AddressInfo).port}/hook`)]);
+    expect(outcome).toEqual({ ok: false, status: 200, error: "answered 200, but its body did not end within 300 ms (WEBHOOK_TIMEOUT_MS)" });
   });
 
   it("times each attempt from its turn at the endpoint's 16 connections, and hands back unsent what cannot begin in time", async () => {
