@@ -1,4 +1,5 @@
 import { isUuid } from "../domain/ids.ts";
+import { unknownThread } from "../domain/memory-input.ts";
 import { invalid } from "../errors.ts";
 import {
   EVENT_TYPES,
@@ -56,17 +57,21 @@ const ThreadEvent = builder.objectRef<ChangeEvent>("ThreadEvent").implement({
   fields: (t) => ({ threadId: t.exposeID("objectId") }),
 });
 
-/** The caller's events of the types asked for (all of `family` when none are), optionally of one thread only. */
-function eventsOf(
+/**
+ * The caller's events of the types asked for (all of `family` when none are), optionally of one of their threads
+ * only (another's, or none, is refused as writes refuse it: such a stream carried nothing, and said nothing).
+ */
+async function eventsOf(
   { principal, services }: Context,
   family: readonly EventType[],
   types: readonly EventType[] | null | undefined,
   threadId: string | null | undefined,
-): AsyncIterable<ChangeEvent> {
+): Promise<AsyncIterable<ChangeEvent>> {
   const wanted = new Set<EventType>(types?.length ? types : family);
   const stray = [...wanted].find((type) => !family.includes(type));
   if (stray) throw invalid("types", `${stray} is not one of ${family.join(", ")}`);
   if (threadId != null && !isUuid(threadId)) throw invalid("threadId", "must be a thread id");
+  if (threadId != null && !(await services.threads.get(principal, threadId, { select: { id: true } }))) throw unknownThread();
   const events = services.events.subscribe(principal.userId, (event) => wanted.has(event.type) && (threadId == null || event.threadId === threadId || event.previousThreadId === threadId));
   return whileStanding(events, () => services.apiKeys.stands(principal.keyId));
 }

@@ -115,6 +115,17 @@ describe.skipIf(databaseUnavailable())("GraphQL subscriptions over Server-Sent E
       const { errors } = await sub.nth(0);
       expect(errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
     });
+
+    // such a stream opened and carried nothing, saying nothing (writes naming the thread are refused)
+    it("refuses a thread that is not the caller's, or not there, as writes do", async () => {
+      const other = await suite.server.newUser();
+      const theirs = (await other.api.post("/api/v1/threads", { title: "theirs" })).body.id as string;
+      for (const threadId of [theirs, "00000000-0000-4000-8000-000000000000"]) {
+        const sub = await listen(suite.server, suite.user, MEMORY_EVENTS, { threadId });
+        const { errors } = await sub.nth(0);
+        expect(errors?.[0]).toMatchObject({ message: "threadId does not name one of your threads", extensions: { code: "VALIDATION_ERROR" } });
+      }
+    });
   });
 
   describe("threadEvents", () => {
