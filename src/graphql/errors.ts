@@ -37,6 +37,11 @@ export function maskError(logger: Logger) {
       logUnavailable(logger, original);
       return fromAppError(original, error instanceof GraphQLError ? error : undefined);
     }
+    if (error instanceof GraphQLError && error.extensions.code === "OPERATION_RESOLUTION_FAILURE") {
+      // Yoga's "Could not determine what operation to execute." says neither why nor what to send
+      const reason = "The document holds more than one operation, or none by the operationName given: send operationName naming one of them";
+      return new GraphQLError(reason, { extensions: error.extensions });
+    }
     if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) return error;
     logger.error({ err: original }, "unexpected error in a GraphQL operation");
     return new GraphQLError(message === "Unexpected error." ? "Internal server error" : message, {

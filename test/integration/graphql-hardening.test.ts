@@ -102,6 +102,16 @@ describe.runIf(databaseAgnosticRun())("GraphQL over HTTP: malformed parameters",
     expect400(await post(JSON.stringify({ query: "{me{id}}", operationName: 5 })), "VALIDATION_ERROR", /"operationName" must be a string/);
   });
 
+  // Yoga said "Could not determine what operation to execute.": neither why nor what to send
+  it("says to send operationName when the document holds several operations, or none by that name", async () => {
+    const two = "query Q { me { id } } query R { me { id } }";
+    const message = /^The document holds more than one operation, or none by the operationName given: send operationName/;
+    expect400(await post(JSON.stringify({ query: two })), "VALIDATION_ERROR", message);
+    expect400(await post(JSON.stringify({ query: two, operationName: "S" })), "VALIDATION_ERROR", message);
+    const named = await post(JSON.stringify({ query: two, operationName: "R" }));
+    expect(named.status).toBe(200);
+  });
+
   it("drops the JSON parser's own error from a body that is not JSON", async () => {
     expect400(await post("{bad"), "INVALID_JSON", /JSON/);
   });
