@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigError, type Config } from "../config.ts";
 import { NoServerError } from "../control/client.ts";
-import { DataDirBusyError } from "../db/data-dir-lock.ts";
+import { DataDirBusyError, whileBusy } from "../db/data-dir-lock.ts";
 import { MigrationError } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
 
@@ -73,7 +72,6 @@ export async function runCli(usage: string, command: (print: (text: string) => v
 
 /** How long a command waits for a process that holds the embedded database without answering yet: a server's start on a large database, or another command. */
 const HOLDER_WAIT_MS = 30_000;
-const RETRY_MS = 100;
 
 /**
  * `remote()` when the database is the embedded one and a server holds it (PGlite admits one process: the CLI then
@@ -88,21 +86,14 @@ export async function viaServerOr<T>(config: Config, remote: () => Promise<T>, l
 /**
  * `remote()` through the control socket of the process that holds the data directory or, when none answers,
  * `local()` on it. A process that holds it without answering yet (a server starting, another command at work) is
- * waited for, looking again every RETRY_MS up to HOLDER_WAIT_MS.
+ * waited for, up to HOLDER_WAIT_MS.
  */
-export async function viaHolderOr<T>(remote: () => Promise<T>, local: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + HOLDER_WAIT_MS;
-  for (;;) {
-    try {
-      return await remote();
-    } catch (error) {
-      if (!(error instanceof NoServerError)) throw error;
-    }
-    try {
-      return await local();
-    } catch (error) {
-      if (!(error instanceof DataDirBusyError) || Date.now() > deadline) throw error;
-    }
-    await sleep(RETRY_MS);
-  }
-}
+export const viaHolderOr = <T>(remote: () => Promise<T>, local: () => Promise<T>): Promise<T> =>
+  whileBusy(
+    () =>
+      remote().catch((error: unknown) => {
+        if (!(error instanceof NoServerError)) throw error;
+        return local();
+      }),
+    HOLDER_WAIT_MS,
+  );

@@ -122,23 +122,38 @@ export function lockDataDir(dataDir: string, holder: DataDirHolder, locks: OsLoc
   };
 }
 
+const RETRY_MS = 100;
+
+/**
+ * `attempt()`, tried again every RETRY_MS while it fails with DataDirBusyError for a holder that `waitsFor`
+ * (every holder when absent), up to `waitMs`; `onWait` hears of the first such wait.
+ */
+export async function whileBusy<T>(
+  attempt: () => Promise<T>,
+  waitMs: number,
+  { waitsFor = () => true, onWait }: { waitsFor?: (busy: DataDirBusyError) => boolean; onWait?: (busy: DataDirBusyError) => void } = {},
+): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (let waited = false; ; waited = true) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof DataDirBusyError) || !waitsFor(error) || Date.now() > deadline) throw error;
+      if (!waited) onWait?.(error);
+    }
+    await sleep(RETRY_MS);
+  }
+}
+
 /** How long a starting server waits for a CLI command that holds the directory: a local import of a large file. */
 const COMMAND_WAIT_MS = 60_000;
-const RETRY_MS = 100;
 
 /**
  * `open()`, retried while a CLI command holds the data directory (run while no server was up, it holds it for its
  * own time only), up to COMMAND_WAIT_MS; a directory held by another server is refused at once.
  */
-export async function afterCommands<T>(open: () => Promise<T>, logger?: Logger, waitMs = COMMAND_WAIT_MS): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (let waited = false; ; waited = true) {
-    try {
-      return await open();
-    } catch (error) {
-      if (!(error instanceof DataDirBusyError) || error.holder !== "command" || Date.now() > deadline) throw error;
-      if (!waited) logger?.warn({ pid: error.pid }, "a CLI command holds the data directory; waiting for it to finish");
-    }
-    await sleep(RETRY_MS);
-  }
-}
+export const afterCommands = <T>(open: () => Promise<T>, logger?: Logger): Promise<T> =>
+  whileBusy(open, COMMAND_WAIT_MS, {
+    waitsFor: (busy) => busy.holder === "command",
+    onWait: (busy) => logger?.warn({ pid: busy.pid }, "a CLI command holds the data directory; waiting for it to finish"),
+  });
