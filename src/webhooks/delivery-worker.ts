@@ -4,7 +4,6 @@ import type { Logger } from "../logger.ts";
 import { WakeableLoop } from "../events/wakeable-loop.ts";
 import {
   ENDPOINT_COLUMNS,
-  firstAttemptsParameters,
   recordDelivered,
   firstAttemptsRecorded,
   type ClaimedRound,
@@ -182,7 +181,8 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
 
   private async recordFirst(attempted: FirstAttempts): Promise<void> {
     if (attempted.seqs.length === 0) return;
-    await this.db.sql.query(`WITH ${firstAttemptsRecorded(1)} SELECT 1`, firstAttemptsParameters(attempted));
+    const { ctes, parameters } = firstAttemptsRecorded(attempted, 1);
+    await this.db.sql.query(`WITH ${ctes} SELECT 1`, parameters);
     this.held?.release(attempted.seqs);
   }
 

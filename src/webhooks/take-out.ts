@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import type { Sql } from "../db/database.ts";
+import { uuidOfHex } from "../domain/ids.ts";
 import type { JsonObject } from "../domain/json.ts";
 import type { ChangeEvent, EventType } from "../events/change-event.ts";
 import type { HeldClaims } from "./held-claims.ts";
-import { ENDPOINT_COLUMNS, firstAttemptsParameters, firstAttemptsRecorded, type ClaimedRound, type DueDelivery, type FirstAttempt, type FirstAttempts } from "./due-delivery.ts";
+import { ENDPOINT_COLUMNS, firstAttemptsRecorded, type ClaimedRound, type DueDelivery, type FirstAttempt, type FirstAttempts } from "./due-delivery.ts";
 
 /**
  * The body of an event's deliveries. Given by the composition root (rest/webhook-body.ts): the payload shows
@@ -33,16 +35,24 @@ interface EventRow {
   unpublished: boolean;
   /** Kept in the outbox for its deliveries' first attempts (rather than taken out). */
   claimed: boolean;
-  delivery_id: null;
+  webhook_id: null;
 }
 
-/** A delivery of a claimed event (`id`), to one endpoint. */
-interface DeliveryRow extends Omit<DueDelivery, "id" | "payload" | "attempts"> {
-  id: string;
-  delivery_id: string;
+/** An enabled endpoint of a user whose events were claimed, with the event types it wants. */
+interface EndpointRow extends Omit<DueDelivery, "id" | "payload" | "attempts"> {
+  user_id: string;
+  events: string[];
 }
 
-const isEventRow = (row: EventRow | DeliveryRow): row is EventRow => row.delivery_id === null;
+const isEventRow = (row: EventRow | EndpointRow): row is EventRow => row.webhook_id === null;
+
+/**
+ * A delivery's id, the same at every attempt (its `webhook-id`): made from its event's and its endpoint's, so that
+ * a claim that lapsed is attempted again under it. The deliveries' listing makes it alike, in SQL, from the batches
+ * of successful first attempts (domain/webhook-deliveries.ts).
+ */
+export const deliveryId = (eventId: string, webhookId: string): string =>
+  uuidOfHex(createHash("md5").update(eventId + webhookId).digest("hex"));
 
 // events no instance is making attempts for: never claimed, or their claim lapsed
 const UNCLAIMED = "(e.claimed_until IS NULL OR e.claimed_until < now())";
@@ -54,16 +64,16 @@ const UNCLAIMED = "(e.claimed_until IS NULL OR e.claimed_until < now())";
  * an endpoint wants is claimed for `leaseMs` instead, in its row or in `held` when given (HeldClaims), and stays
  * there, the durable mark of its deliveries, until their first attempts' outcomes are written (`recordable`, the
  * rounds attempted since, in the same statement). If this instance dies first, the claim lapses and the attempts
- * are made again, under the same delivery ids (made from the event's and the endpoint's). Each body is made once
- * per event, whatever the number of endpoints.
+ * are made again, under the same delivery ids (deliveryId). Each body is made once per event, whatever the number
+ * of endpoints, and each endpoint is read once per round rather than once per event and endpoint.
  */
 export async function takeOut(
   sql: Sql,
   recordable: FirstAttempts,
   { limit, leaseMs, webhookBody, held }: { limit: number; leaseMs: number; webhookBody: WebhookBody; held: HeldClaims | undefined },
 ): Promise<TakenOut> {
-  const recording = recordable.seqs.length > 0;
-  const recordingParameters = recording ? firstAttemptsParameters(recordable) : [];
+  const recording = recordable.seqs.length > 0 ? firstAttemptsRecorded(recordable, 3) : undefined;
+  const recordingParameters = recording?.parameters ?? [];
   // held claims: the events after $2 and those whose claim lapsed (the last parameter), and no other process can
   // lock a row
   const scope = held?.scope();
@@ -74,8 +84,8 @@ export async function takeOut(
          FROM events e JOIN picked p ON e.seq = p.seq WHERE p.wanted`
     : `UPDATE events e SET claimed_until = now() + $2 * interval '1 millisecond' FROM picked p WHERE e.seq = p.seq AND p.wanted
        RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.previous_thread_id, e.data, e.created_at, p.unpublished, true AS claimed`;
-  const rows = await sql.query<EventRow | DeliveryRow>(
-    `WITH ${recording ? `${firstAttemptsRecorded(3)},` : ""} picked AS (
+  const rows = await sql.query<EventRow | EndpointRow>(
+    `WITH ${recording ? `${recording.ctes},` : ""} picked AS (
        SELECT e.seq, e.claimed_until IS NULL AS unpublished,
               EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = e.user_id AND w.enabled AND e.type = ANY(w.events)) AS wanted
          FROM events e
@@ -89,27 +99,33 @@ export async function takeOut(
      ), taken AS (
        SELECT * FROM dropped UNION ALL SELECT * FROM claimed
      )
-     SELECT t.*, NULL::uuid AS delivery_id, NULL::uuid AS webhook_id, NULL AS url, NULL AS secret, NULL AS previous_secret FROM taken t
+     SELECT t.*, NULL::uuid AS webhook_id, NULL AS url, NULL AS secret, NULL AS previous_secret, NULL::text[] AS events FROM taken t
      UNION ALL
-     SELECT NULL, c.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, md5(c.id::text || w.id::text)::uuid, ${ENDPOINT_COLUMNS}
-       FROM claimed c JOIN webhooks w ON w.user_id = c.user_id AND w.enabled AND c.type = ANY(w.events)`,
+     SELECT NULL, NULL, NULL, w.user_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ${ENDPOINT_COLUMNS}, w.events
+       FROM webhooks w WHERE w.enabled AND w.user_id IN (SELECT user_id FROM claimed)`,
     [limit, scope ? scope.after : leaseMs, ...recordingParameters, ...lapsedSeqs],
   );
   const taken = rows.filter(isEventRow).sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
-  const events = new Map(taken.map((row) => [row.id, eventOf(row)]));
-  const payloads = new Map<string, string>();
-  const position = new Map(taken.map((row, i) => [row.id, i]));
-  const attempts = rows.flatMap((row): FirstAttempt[] => {
-    const event = events.get(row.id);
-    if (isEventRow(row) || !event) return [];
-    const { id, delivery_id, webhook_id, url, secret, previous_secret } = row;
-    const payload = payloads.get(id) ?? webhookBody(event);
-    payloads.set(id, payload);
-    const after = orderedBy(event).map((key) => `${webhook_id}/${key}`);
-    return [{ id: delivery_id, webhook_id, url, secret, previous_secret, attempts: 1, payload, event_id: id, event_type: event.type, event_created_at: event.timestamp, after }];
+  const endpoints = new Map<string, EndpointRow[]>();
+  for (const row of rows) if (!isEventRow(row)) endpoints.set(row.user_id, [...(endpoints.get(row.user_id) ?? []), row]);
+  // in commit order: the sender begins each endpoint's attempts for one object in it
+  const attempts = taken.flatMap((row): FirstAttempt[] => {
+    if (!row.claimed) return [];
+    const event = eventOf(row);
+    const wanting = (endpoints.get(row.user_id) ?? []).filter((endpoint) => endpoint.events.includes(row.type));
+    const payload = wanting.length ? webhookBody(event) : "";
+    return wanting.map(({ webhook_id, url, secret, previous_secret }) => ({
+      id: deliveryId(row.id, webhook_id),
+      webhook_id,
+      url,
+      secret,
+      previous_secret,
+      attempts: 1,
+      payload,
+      event_id: row.id,
+      after: orderedBy(event).map((key) => `${webhook_id}/${key}`),
+    }));
   });
-  // in commit order (the rows come in no order): the sender begins each endpoint's attempts for one object in it
-  attempts.sort((a, b) => position.get(a.event_id)! - position.get(b.event_id)!);
   const published = taken.filter((row) => row.unpublished && !held?.wasTaken(String(row.seq)));
   const seqs = taken.flatMap((row) => (row.claimed ? [String(row.seq)] : []));
   held?.release(recordable.seqs);

@@ -12,7 +12,7 @@ import {
   type TestUser,
 } from "../support/server.ts";
 import { WebhookReceiver } from "../../scripts/lib/webhook-receiver.ts";
-import { firstAttemptsParameters, firstAttemptsRecorded, type FirstOutcome } from "../../src/webhooks/due-delivery.ts";
+import { firstAttemptsRecorded, type FirstOutcome } from "../../src/webhooks/due-delivery.ts";
 
 const DELIVERIES = /* GraphQL */ `
   query($id: ID!) { webhookDeliveries(webhookId: $id) { total items { status attempts responseStatus lastError eventType } } }
@@ -419,9 +419,9 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       const { id: webhookId } = await register(who, hook.url, ["memory.created"]);
       const { sql } = suite.server.app.db;
       // an event as the triggers write it, claimed far ahead so that the running relay leaves it to this test
-      const [event] = await sql.query<{ seq: string; id: string; created_at: Date }>(
+      const [event] = await sql.query<{ seq: string; id: string }>(
         `INSERT INTO events (user_id, type, object_id, claimed_until) VALUES ($1::uuid, 'memory.created', gen_random_uuid(), now() + interval '1 hour')
-         RETURNING seq::text, id, created_at`,
+         RETURNING seq::text, id`,
         [who.userId],
       );
       // its id as the relay makes it, from the event's and the endpoint's
@@ -435,15 +435,12 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
         attempts: 1,
         payload: "{}",
         event_id: event!.id,
-        event_type: "memory.created",
-        event_created_at: new Date(event!.created_at).toISOString(),
         after: [],
       };
-      const record = (...outcomes: Omit<FirstOutcome, "attempt">[]) =>
-        sql.query(
-          `WITH ${firstAttemptsRecorded(1)} SELECT 1`,
-          firstAttemptsParameters({ seqs: outcomes.map(() => event!.seq), outcomes: outcomes.map((outcome) => ({ attempt, ...outcome })) }),
-        );
+      const record = (...outcomes: Omit<FirstOutcome, "attempt">[]) => {
+        const { ctes, parameters } = firstAttemptsRecorded({ seqs: outcomes.map(() => event!.seq), outcomes: outcomes.map((outcome) => ({ attempt, ...outcome })) }, 1);
+        return sql.query(`WITH ${ctes} SELECT 1`, parameters);
+      };
       const failed = { attempted: true, status: "pending", responseStatus: 503, error: "answered 503", retryMs: 60_000, at: Date.now() } as const;
       const delivered = { attempted: true, status: "delivered", responseStatus: 204, error: null, retryMs: 0, at: Date.now() } as const;
       // three rounds' outcomes recorded in one statement (each attempted before any was recorded), then a fourth's
