@@ -1,13 +1,12 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import type { Sql } from "./database.ts";
 import { migrate } from "./migrate.ts";
 import { OwnerOnlyNodeFS } from "./owner-only-node-fs.ts";
+import { PreparedStatements } from "./pglite-prepared.ts";
 import { emptyTemplateDir, templateArchive, writeTemplateArchive } from "./pglite-template.ts";
-
-type Queryable = Pick<PGlite, "query" | "exec">;
 
 const BYTEA = 17;
 
@@ -32,16 +31,26 @@ const byteaCodec = {
   },
 };
 
-export function sqlOf(client: Queryable & Partial<Pick<PGlite, "transaction">>): Sql {
-  return {
-    query: async <R>(text: string, params?: unknown[]) => (await client.query<R>(text, params)).rows,
+export function sqlOf(pglite: PGlite): Sql {
+  const prepared = new PreparedStatements(pglite);
+  // as PGlite's own query: a statement waits for a transaction under way (its lock), then takes the query lock
+  const query = <R>(text: string, params?: unknown[]) =>
+    pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(() => prepared.query<R>(text, params)));
+  const inTransaction = (tx: Transaction): Sql => ({
+    query: <R>(text: string, params?: unknown[]) => pglite._runExclusiveQuery(() => prepared.query<R>(text, params, true)),
     exec: async (script) => {
-      await client.exec(script);
+      await tx.exec(script);
     },
-    transaction: (work) => {
-      if (!client.transaction) throw new Error("transactions do not nest");
-      return client.transaction((tx) => work(sqlOf(tx)));
+    transaction: () => {
+      throw new Error("transactions do not nest");
     },
+  });
+  return {
+    query,
+    exec: async (script) => {
+      await pglite.exec(script);
+    },
+    transaction: (work) => pglite.transaction((tx) => work(inTransaction(tx))),
   };
 }
 

@@ -1,0 +1,62 @@
+import type { PGlite } from "@electric-sql/pglite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPGlite, sqlOf } from "../../src/db/pglite-engine.ts";
+import { PreparedStatements } from "../../src/db/pglite-prepared.ts";
+import { databaseUnderTest } from "../support/server.ts";
+
+// raw SQL on the embedded database runs through statements prepared once per text (src/db/pglite-prepared.ts)
+describe.skipIf(databaseUnderTest() !== "pglite")("prepared statements on the embedded database", () => {
+  let pglite: PGlite;
+  beforeAll(async () => {
+    pglite = await createPGlite({ dataDir: "memory://" });
+  });
+  afterAll(() => pglite.close());
+
+  const prepared = async () => (await pglite.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements")).rows[0]!.n;
+
+  it("answers every type as PGlite's own query does", async () => {
+    const sql = sqlOf(pglite);
+    const text = `SELECT 1::int2 a, 3::int8 c, 4.5::float4 d, 6.25::numeric f, true g, 'x'::text h, '2026-01-02T03:04:05.678Z'::timestamptz j,
+       '6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a01'::uuid u, ARRAY['a', NULL] t, '{"a":[1]}'::jsonb jb, '\\x01ff'::bytea b, NULL::uuid n,
+       $1::uuid[] p1, $2::timestamptz[] p2, $3::text[] p3, $4::jsonb p4, $5::bigint p5, $6::bytea p6, $7::int p7`;
+    const params = [["6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a01"], ["2026-01-02T03:04:05.678Z"], ["a,b", 'c"d', null], { x: [1, "2"] }, "123", new Uint8Array([0, 7, 255]), null];
+    const expected = (await pglite.query(text, params)).rows;
+    // the second run, from the statement prepared by the first, answers alike
+    expect(await sql.query(text, params)).toEqual(expected);
+    expect(await sql.query(text, params)).toEqual(expected);
+    expect(expected[0]).toMatchObject({ b: new Uint8Array([1, 255]), p6: new Uint8Array([0, 7, 255]), p7: null, t: ["a", null] });
+  });
+
+  it("goes on after an error, in a transaction or not, and prepares a statement anew once a table it reads changed", async () => {
+    const sql = sqlOf(pglite);
+    await sql.exec("CREATE TABLE t (a int PRIMARY KEY)");
+    await expect(sql.query("SELEC 1")).rejects.toMatchObject({ code: "42601" });
+    await sql.query("INSERT INTO t VALUES ($1)", [1]);
+    await expect(sql.query("INSERT INTO t VALUES ($1)", [1])).rejects.toMatchObject({ code: "23505" });
+    await expect(
+      sql.transaction(async (tx) => {
+        await tx.query("INSERT INTO t VALUES ($1)", [2]);
+        await tx.query("INSERT INTO t VALUES ($1)", [2]);
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect(await sql.query("SELECT * FROM t")).toEqual([{ a: 1 }]);
+    await sql.exec("ALTER TABLE t ADD COLUMN b text DEFAULT 'z'");
+    // PostgreSQL refuses a prepared statement whose columns changed ("cached plan must not change result type")
+    expect(await sql.query("SELECT * FROM t")).toEqual([{ a: 1, b: "z" }]);
+  });
+
+  it("keeps at most its limit, closing the least recently used", async () => {
+    const statements = new PreparedStatements(pglite, 2);
+    const before = await prepared();
+    await pglite.runExclusive(async () => {
+      await statements.query("SELECT 1 AS x");
+      await statements.query("SELECT 2 AS x");
+      await statements.query("SELECT 1 AS x");
+      await statements.query("SELECT 3 AS x");
+    });
+    expect(await prepared()).toBe(before + 2);
+    const names = (await pglite.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements")).rows.map((row) => row.statement);
+    expect(names).toEqual(expect.arrayContaining(["SELECT 1 AS x", "SELECT 3 AS x"]));
+    expect(names).not.toContain("SELECT 2 AS x");
+  });
+});
