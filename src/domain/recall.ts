@@ -36,8 +36,8 @@ const VECTOR_WEIGHT = 0.5;
 
 /** Questions about the user themself: answered from their preferences, without a vector search. */
 const PROFILE_QUESTIONS = [
-  /\bwhat\b.*\b(do|did|would)\s+i\s+(like|love|enjoy|prefer|want|hate|dislike)\b/,
-  /\bmy\s+(preferences|likes|dislikes|interests|favou?rites|tastes|hobbies)\b/,
+  /\b(what|which)\b.*\b(do|did|would)\s+i\s+(like|love|enjoy|prefer|want|hate|dislike)\b/,
+  /\bmy\s+(preferences|likes|dislikes|interests|favou?rites?|tastes|hobbies)\b/,
   /\b(know|remember|tell\s+me|said)\s+about\s+(me|myself)\b/,
   /\babout\s+me\b/,
   /\bwho\s+am\s+i\b/,
@@ -122,11 +122,14 @@ export class RecallService {
     memoryQuery: MemoryQuery,
   ): Promise<RecalledMemory[]> {
     const topic = tokenize(text).filter((term) => !PROFILE_WORDS.has(term));
-    const preferences = { userId: principal.userId, type: "preference", isArchived: false, ...unexpired() };
+    // within a thread, the thread's preferences only: none (or a thread not the caller's) and recall goes on as for
+    // any question in it
+    const scope = { userId: principal.userId, type: "preference", ...(threadId ? { threadId } : {}) };
+    const preferences = { ...scope, isArchived: false, ...unexpired() };
     // preferences the topic touches, in the order of the hybrid ranking, read by id rather than all of them (as
     // search and recall read their hits: grouped with concurrent reads, without Prisma's ~1 ms a query)
     const hits = topic.length ? (await this.hybrid(principal, topic.join(" "), threadId)).hits : [];
-    const byId = await this.search.live({ userId: principal.userId, type: "preference" }, hits.map((hit) => hit.id), memoryQuery, limit);
+    const byId = await this.search.live(scope, hits.map((hit) => hit.id), memoryQuery, limit);
     const relevant = hits.filter((hit) => byId.has(hit.id)).slice(0, limit);
     // preferences the topic does not touch still answer the question, newest first, after the ones it does
     const rest =

@@ -61,6 +61,31 @@ describe.skipIf(databaseUnavailable())("recall", () => {
     it("is not taken for questions about someone else", async () => {
       expect((await recall({ query: "what does my brother like?" })).query_type).not.toBe("profile");
     });
+
+    it.each(["What's my favorite food?", "What is my favourite food?", "Which food do I like?", "what are my favorite foods"])(
+      "takes %j for a question about the user",
+      async (query) => {
+        const found = await recall({ query });
+        expect(found.query_type).toBe("profile");
+        expect(found.results[0]?.content).toBe("Loves spicy Sichuan food");
+      },
+    );
+
+    it("keeps to the thread given: its preferences, or the thread path when it has none (or is not the caller's)", async () => {
+      const who = await suite.server.newUser();
+      const thread = (await who.api.post("/api/v1/threads", { title: "Trip" })).body;
+      const empty = (await who.api.post("/api/v1/threads", { title: "Empty" })).body;
+      await who.api.post("/api/v1/memory", { content: "Likes aisle seats on planes", type: "preference", thread_id: thread.id });
+      await who.api.post("/api/v1/memory", { content: "Likes green tea", type: "preference" });
+      const inThread = await recall({ query: "what do I like?", thread_id: thread.id }, who);
+      expect(inThread.query_type).toBe("profile");
+      expect(inThread.results.map((r) => r.content)).toEqual(["Likes aisle seats on planes"]);
+      const inEmpty = await recall({ query: "what do I like?", thread_id: empty.id }, who);
+      expect(inEmpty).toMatchObject({ query_type: "thread", results: [] });
+      // another user naming this thread gets nothing of their own preferences, as any thread-scoped read
+      const foreign = await recall({ query: "what do I like?", thread_id: thread.id });
+      expect(foreign).toMatchObject({ query_type: "thread", results: [] });
+    });
   });
 
   describe("the thread path", () => {
