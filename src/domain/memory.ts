@@ -20,7 +20,7 @@ import {
   type MemoryValues,
 } from "./memory-input.ts";
 import { countMatching, countWholeList, idsInPage, idsInWindow, matching, type CursorWindow, type ListFilter } from "./memory-pages.ts";
-import { checkPage, pageOf, type PageOf, type Page } from "./paging.ts";
+import { checkPage, pageFrom, readAhead, type PageOf, type Page } from "./paging.ts";
 
 export type { Memory };
 
@@ -130,7 +130,7 @@ export class MemoryService extends WritingService {
         ...selecting(query),
         where,
         orderBy: newestFirst,
-        take: page.limit,
+        take: readAhead(page),
         skip: page.offset,
       }),
       this.totals.total(principal.userId, JSON.stringify(filtered), () =>
@@ -138,7 +138,7 @@ export class MemoryService extends WritingService {
         Object.keys(filtered).length === 1 ? countWholeList(this.db.sql, principal.userId) : this.countLive(where),
       ),
     ]);
-    return pageOf(items, total, page);
+    return pageFrom(items, total, page);
   }
 
   /**
@@ -148,10 +148,10 @@ export class MemoryService extends WritingService {
   private async listMatching(principal: Principal, filter: MemoryFilter, page: Page, query: MemoryQuery): Promise<PageOf<Memory>> {
     const match = matching(principal.userId, filter);
     const [ids, total] = await Promise.all([
-      idsInPage(this.db.sql, match, page.limit, page.offset),
+      idsInPage(this.db.sql, match, readAhead(page), page.offset),
       this.totals.total(principal.userId, `${match.where} ${JSON.stringify(match.params)}`, () => countMatching(this.db.sql, match)),
     ]);
-    return pageOf(await this.rowsInOrder(principal, ids, query), total, page);
+    return pageFrom(await this.rowsInOrder(principal, ids, query), total, page);
   }
 
   /** One window of the newest-first list, for cursor pagination: stable while memories are added. */

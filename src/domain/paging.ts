@@ -38,3 +38,20 @@ export const pageOf = <T>(items: T[], total: number, page: Page): PageOf<T> => (
   ...page,
   hasMore: page.offset + items.length < total,
 });
+
+/** What a list reads for a page: one row more than it holds, so that whether more follow is known from the rows. */
+export const readAhead = (page: Page): number => page.limit + 1;
+
+/**
+ * A page from the rows read for it (`readAhead` of them, in order) and its total counted apart, by another
+ * statement or from a cache: writes committed between the two are reconciled so that a page agrees with itself.
+ * `hasMore` says whether a row followed the page; `total` is at least the rows before the page and in it, and on
+ * the last page exactly that (at least `offset` rows came before it, as its rows were found past them).
+ */
+export function pageFrom<T>(rows: T[], counted: number, page: Page): PageOf<T> {
+  const items = rows.slice(0, page.limit);
+  const hasMore = rows.length > page.limit;
+  const seen = page.offset + items.length;
+  const total = hasMore ? Math.max(counted, seen + 1) : items.length > 0 || page.offset === 0 ? seen : Math.min(counted, page.offset);
+  return { items, total, ...page, hasMore };
+}

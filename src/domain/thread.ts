@@ -8,7 +8,7 @@ import { isUuid, newId } from "./ids.ts";
 import { deletingKeySql } from "./memory-rows.ts";
 import { unstorableText, type JsonObject } from "./json.ts";
 import { checkMetadata } from "./memory-input.ts";
-import { checkPage, pageOf, type PageOf } from "./paging.ts";
+import { checkPage, pageFrom, readAhead, type PageOf } from "./paging.ts";
 
 export type { Thread, ThreadStatus };
 
@@ -80,10 +80,10 @@ export class ThreadService extends WritingService {
     const page = checkPage(limit, offset, DEFAULT_THREAD_LIMIT);
     const where: Prisma.ThreadWhereInput = { userId: principal.userId, ...(status ? { status } : {}) };
     const [items, total] = await Promise.all([
-      this.db.prisma.thread.findMany({ ...query, where, orderBy: newestFirst, take: page.limit, skip: page.offset }),
+      this.db.prisma.thread.findMany({ ...query, where, orderBy: newestFirst, take: readAhead(page), skip: page.offset }),
       this.db.prisma.thread.count({ where }),
     ]);
-    return pageOf(items, total, page);
+    return pageFrom(items, total, page);
   }
 
   /** Partial: what is not given is kept; a null description clears it. */

@@ -78,4 +78,42 @@ describe.skipIf(databaseUnavailable())("the total of a user's whole list", () =>
     // a filter that matches every memory is counted row by row: the two totals agree
     expect((await user.api.get("/api/v1/memory?type=note")).body.total).toBe(30);
   });
+
+  it("keeps each page self-consistent while deletes run: total, has_more and the items read at different moments agree", async () => {
+    const user = await suite.server.newUser();
+    const made = await user.api.post(
+      "/api/v1/memory/batch",
+      Array.from({ length: 60 }, (_, i) => ({ content: `doomed ${i}`, tags: ["tot"] })),
+    );
+    const ids = (made.body.results as { id: string }[]).map((result) => result.id);
+    const pages: { total: number; items: number; hasMore: boolean; offset: number }[] = [];
+    let deleting = true;
+    const read = async () => {
+      while (deleting) {
+        const [rest, graph, matching] = await Promise.all([
+          user.api.get("/api/v1/memory?tags=tot&limit=100"),
+          user.api.graphql<{ memories: { total: number; hasMore: boolean; items: unknown[] } }>(
+            '{ memories(filter: { tags: ["tot"] }, limit: 100) { total hasMore items { id } } }',
+          ),
+          // a metadata filter takes the other way (the page's ids by SQL, then the rows)
+          user.api.get(`/api/v1/memory?limit=20&offset=10&filter=${encodeURIComponent(JSON.stringify({ metadata: [{ path: "missing", exists: false }] }))}`),
+        ]);
+        pages.push({ total: rest.body.total, items: rest.body.memories.length, hasMore: rest.body.has_more, offset: 0 });
+        const { total, hasMore, items } = graph.body.data!.memories;
+        pages.push({ total, items: items.length, hasMore, offset: 0 });
+        expect(matching.status, JSON.stringify(matching.body)).toBe(200);
+        pages.push({ total: matching.body.total, items: matching.body.memories.length, hasMore: matching.body.has_more, offset: 10 });
+      }
+    };
+    const readers = [read(), read()];
+    for (const id of ids) await user.api.delete(`/api/v1/memories/${id}`);
+    deleting = false;
+    await Promise.all(readers);
+    expect(pages.length).toBeGreaterThan(10);
+    const inconsistent = pages.filter(
+      ({ total, items, hasMore, offset }) =>
+        (items > 0 && total < offset + items) || (!hasMore && items > 0 && total !== offset + items) || (hasMore && items === 0),
+    );
+    expect(inconsistent).toEqual([]);
+  });
 });
