@@ -87,6 +87,10 @@ export function inputSchemas(limits: Limits) {
     list_memories: object({
       limit: fromParam(limitParam(DEFAULT_LIST_LIMIT, "memories")),
       offset: offset("memories"),
+      cursor: {
+        type: "string",
+        description: "The next_cursor of the page before: the page after it, which memories added meanwhile do not shift. Not with offset.",
+      },
       ...filters,
       thread_id: { ...threadId, description: "Only memories filed under this thread." },
       is_archived: { type: "boolean", description: "true: only archived memories; false: only live ones; left out: both." },

@@ -52,8 +52,8 @@ const DEFINITIONS: Record<ToolName, ToolDefinition> = {
   list_memories: {
     title: "List memories",
     description:
-      "List memories newest first, by type, tags, thread or archived state, a page at a time (limit, offset). Returns " +
-      "{memories, total, limit, offset, has_more}.",
+      "List memories newest first, by type, tags, thread or archived state, a page at a time (limit and offset, or the " +
+      "next_cursor of the page before as cursor). Returns {memories, total, limit, offset, has_more, next_cursor}.",
     route: "GET /api/v1/memory",
     annotations: READS,
   },

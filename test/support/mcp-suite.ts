@@ -113,6 +113,22 @@ export function describeMcpTools(setup: McpSuiteSetup): void {
     expect(inThread.body).toMatchObject({ total: 1, memories: [{ id: memory.id }] });
   });
 
+  it("pages list_memories by the next_cursor it gives", async () => {
+    const pager = await setup.server.newUser();
+    const pagerClient = await connect(pager.key);
+    await pager.api.post("/api/v1/memory/batch", Array.from({ length: 5 }, (_, i) => ({ content: `paged ${i}` })));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const { isError, body } = await callTool(pagerClient, "list_memories", { limit: 2, ...(cursor ? { cursor } : {}) });
+      expect(isError, JSON.stringify(body)).toBe(false);
+      seen.push(...body.memories.map((m: { id: string }) => m.id));
+      cursor = body.next_cursor ?? undefined;
+    } while (cursor);
+    expect(new Set(seen).size).toBe(5);
+    expect(seen).toHaveLength(5);
+  });
+
   it("another user's memory or thread id is, through every tool that takes one, exactly a missing id", async () => {
     const owner = await setup.server.newUser();
     const memory = (await owner.api.post("/api/v1/memory", { content: "the owner's secret", tags: ["private"] })).body;
