@@ -4,15 +4,19 @@ import type { Logger } from "./logger.ts";
 export const errorStatus = {
   VALIDATION_ERROR: 400,
   INVALID_JSON: 400,
+  // refused by the HTTP server before any route (src/http/client-error.ts): not well-formed HTTP, too slow, too long
+  BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,
+  REQUEST_TIMEOUT: 408,
   IDEMPOTENCY_CONFLICT: 409,
   GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;

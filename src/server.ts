@@ -7,6 +7,7 @@ import type { GraphQLEndpoint } from "./graphql/endpoint.ts";
 import { graphqlErrorReply } from "./graphql/errors.ts";
 import { GRAPHIQL_ASSETS } from "./graphql/graphiql.ts";
 import type { ApiDocs } from "./docs/api-docs.ts";
+import { answerClientError } from "./http/client-error.ts";
 import { compress } from "./http/compression.ts";
 import { createCors } from "./http/cors.ts";
 import { serveDashboard } from "./http/dashboard.ts";
@@ -115,6 +116,8 @@ export function createHttpServer({ config, logger, services, metrics, scrape, gr
   const server = listening ?? createServer(serverOptions(config.http));
   server.removeAllListeners("request");
   server.on("request", onRequest);
+  server.removeAllListeners("clientError");
+  server.on("clientError", answerClientError);
   server.maxConnections = config.http.maxConnections;
 
   return {

@@ -32,6 +32,18 @@ describe.runIf(databaseUnderTest() === "pglite")("HTTP timeouts and connection c
   it("answers 408 and closes a connection whose headers do not arrive in time", async () => {
     const slow = await closedAfter(suite.server.url, "GET /healthz HTTP/1.1\r\nHost: x\r\n", 0.9, 4);
     expect(slow.received()).toMatch(/^HTTP\/1\.1 408/);
+    expect(JSON.parse(slow.received().split("\r\n\r\n")[1]!)).toMatchObject({ error: { code: "REQUEST_TIMEOUT" } });
+  });
+
+  it("answers a request line and headers over Node's limit (a long query string) with the error body every error has", async () => {
+    const res = await fetch(`${suite.server.url}/api/v1/memory/search?query=${"a".repeat(20_000)}`);
+    expect(res.status).toBe(431);
+    expect(await res.json()).toMatchObject({ error: { code: "HEADERS_TOO_LARGE", message: expect.stringContaining("POST") } });
+    const garbled = await open(suite.server.url);
+    garbled.socket.write("NOT HTTP\r\n\r\n");
+    await garbled.closed;
+    expect(garbled.received()).toMatch(/^HTTP\/1\.1 400/);
+    expect(JSON.parse(garbled.received().split("\r\n\r\n")[1]!)).toMatchObject({ error: { code: "BAD_REQUEST" } });
   });
 
   it("closes a request whose body does not arrive in time", async () => {
