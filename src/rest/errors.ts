@@ -49,8 +49,12 @@ const KNOWN_FIELDS = /\(known: ([\w, ]*)\)/;
 export const restError = ({ code, field, message }: { code: string; field?: string | null | undefined; message: string }) => {
   const about = field && message.startsWith(field) ? field : "";
   const said = message.slice(about.length);
-  const rest = said.replace(KNOWN_FIELDS, (_, names: string) => `(known: ${names.split(", ").map(restName).join(", ")})`);
-  return { code, message: restPath(about, UNKNOWN_NAME.exec(said)?.[1]) + rest };
+  const unknown = UNKNOWN_NAME.exec(said)?.[1];
+  // a route's query parameters are listed as it reads them (some camelCase: the legacy scope's workspaceId); a
+  // body's fields as GraphQL names them
+  const rest =
+    unknown === "query parameter" ? said : said.replace(KNOWN_FIELDS, (_, names: string) => `(known: ${names.split(", ").map(restName).join(", ")})`);
+  return { code, message: restPath(about, unknown) + rest };
 };
 
 /** A failure as the legacy routes show it: `kind` for `type`, but a name the route does not know as it was sent. */

@@ -20,6 +20,8 @@ describe("a failure as REST shows it", () => {
     ["not.fromDate", "is not a field here (known: isArchived)", "not.from_date is not a field here (known: is_archived)"],
     ["or[0].isArchived", "is not a filter field (known: and, or, threadId)", "or[0].is_archived is not a filter field (known: and, or, thread_id)"],
     ["threadId", "is not a query parameter of this route (known: limit, thread_id)", "threadId is not a query parameter of this route (known: limit, thread_id)"],
+    // a route's query parameters as it reads them: the legacy scope's are camelCase
+    ["workspace_id", "is not a query parameter of this route (known: workspaceId, userId)", "workspace_id is not a query parameter of this route (known: workspaceId, userId)"],
     ["colour_name", "is not a field of a memory", "colour_name is not a field of a memory"],
   ])("names %s the REST way", (field, reason, message) => {
     expect(restError(invalid(field, reason))).toEqual({ code: "VALIDATION_ERROR", message });
