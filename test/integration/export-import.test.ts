@@ -380,4 +380,23 @@ describe.skipIf(databaseUnavailable())("an import past MAX_IMPORT_BYTES sent wit
     expect(body).toMatchObject({ created: 0, updated: 0, skipped: 0, failed: 0, results: [] });
     expect(body.error.message).toMatch(/the import stopped there, before any line was stored$/);
   });
+
+  it("answers a client still sending: the rest of the body, sent after the 413 came, is dropped (it was a reset)", async () => {
+    const line = (i: number) => `${JSON.stringify({ content: `slow ${i} ${"z".repeat(3000)}` })}\n`;
+    const { status, body } = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(`${suite.server.url}/api/v1/import`, { method: "POST", headers: { ...NDJSON, authorization: `Bearer ${suite.user.key}` } });
+      req.on("error", reject);
+      req.on("response", async (res) => {
+        // the rest, once the answer has come: the server answered before the body's end
+        for (let i = 70; i < 90; i++) req.write(line(i));
+        req.end();
+        let text = "";
+        for await (const chunk of res) text += chunk;
+        resolve({ status: res.statusCode!, body: JSON.parse(text) });
+      });
+      for (let i = 0; i < 70; i++) req.write(line(i)); // about 210 KB: past MAX_IMPORT_BYTES
+    });
+    expect(status).toBe(413);
+    expect(body).toMatchObject({ created: 0, results: [], error: { code: "PAYLOAD_TOO_LARGE" } });
+  });
 });
