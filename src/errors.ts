@@ -5,7 +5,8 @@ export const errorStatus = {
   VALIDATION_ERROR: 400,
   INVALID_JSON: 400,
   // refused by the HTTP server before any route (src/http/client-error.ts): not well-formed HTTP, too slow, too long
-  BAD_REQUEST: 400,
+  // (not BAD_REQUEST: GraphQL Yoga's code for malformed GraphQL parameters, which the API calls VALIDATION_ERROR)
+  MALFORMED_REQUEST: 400,
   UNAUTHORIZED: 401,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,

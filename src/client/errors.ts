@@ -11,7 +11,7 @@ export type ClientErrorCode =
 export type ServerErrorCode =
   | "VALIDATION_ERROR"
   | "INVALID_JSON"
-  | "BAD_REQUEST"
+  | "MALFORMED_REQUEST"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
   | "NOT_ACCEPTABLE"

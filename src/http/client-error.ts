@@ -15,7 +15,7 @@ function refusal({ code }: ClientError): [ErrorCode, string] {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return ["REQUEST_TIMEOUT", "the request did not arrive within HTTP_HEADERS_TIMEOUT_SECONDS (headers) or HTTP_REQUEST_TIMEOUT_SECONDS"];
     default:
-      return ["BAD_REQUEST", "the request is not well-formed HTTP/1.1"];
+      return ["MALFORMED_REQUEST", "the request is not well-formed HTTP/1.1"];
   }
 }
 

@@ -43,7 +43,7 @@ describe.runIf(databaseUnderTest() === "pglite")("HTTP timeouts and connection c
     garbled.socket.write("NOT HTTP\r\n\r\n");
     await garbled.closed;
     expect(garbled.received()).toMatch(/^HTTP\/1\.1 400/);
-    expect(JSON.parse(garbled.received().split("\r\n\r\n")[1]!)).toMatchObject({ error: { code: "BAD_REQUEST" } });
+    expect(JSON.parse(garbled.received().split("\r\n\r\n")[1]!)).toMatchObject({ error: { code: "MALFORMED_REQUEST" } });
   });
 
   it("closes a request whose body does not arrive in time", async () => {
