@@ -9,9 +9,10 @@ const CLAIM_LIMIT = 500;
 // writes made by another instance (or left behind by a crash between commit and relay) wait at most this long
 const POLL_MS = 1000;
 // under a stream of writes (a round found several events), the next waits this long for more to take at once: on
-// the embedded database a round's statements cost about 2.5 ms of its thread's time whatever they hold, and
-// about 0.13 ms an event with two endpoints (bench/README.md, "Events"), so at ~700 creates/s rounds of 35 rather
-// than 14 save about 0.1 ms a create; the price: under such a stream, events reach listeners up to 50 ms later
+// the embedded database a round's statement costs about 0.4 ms whatever it holds (0.8 with deliveries to record),
+// and about 0.03 ms an event (0.04 with two endpoints), measured alone (bench/README.md, "Events"), so at ~1 000
+// creates/s rounds of 50 rather than 10 save 0.03-0.06 ms a create; the price: under such a stream, events reach
+// listeners up to 50 ms later
 const GATHER_MS = 50;
 
 /**
