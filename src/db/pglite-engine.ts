@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { PGlite, type QueryOptions, type Results, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import type { Sql } from "./database.ts";
 import { migrate } from "./migrate.ts";
 import { OwnerOnlyNodeFS } from "./owner-only-node-fs.ts";
-import { PreparedStatements } from "./pglite-prepared.ts";
+import { PreparedStatements, type RunOptions } from "./pglite-prepared.ts";
 import { emptyTemplateDir, templateArchive, writeTemplateArchive } from "./pglite-template.ts";
 
 const BYTEA = 17;
@@ -31,13 +31,10 @@ const byteaCodec = {
   },
 };
 
-export function sqlOf(pglite: PGlite): Sql {
-  const prepared = new PreparedStatements(pglite);
-  // as PGlite's own query: a statement waits for a transaction under way (its lock), then takes the query lock
-  const query = <R>(text: string, params?: unknown[]) =>
-    pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(() => prepared.query<R>(text, params)));
+/** Raw SQL on `pglite`, through `prepared` (the statements it shares with Prisma's adapter, `preparedClient`). */
+export function sqlOf(pglite: PGlite, prepared = new PreparedStatements(pglite)): Sql {
   const inTransaction = (tx: Transaction): Sql => ({
-    query: <R>(text: string, params?: unknown[]) => pglite._runExclusiveQuery(() => prepared.query<R>(text, params, true)),
+    query: async <R>(text: string, params?: unknown[]) => (await queryIn(pglite, prepared, text, params, { inTransaction: true })).rows as R[],
     exec: async (script) => {
       await tx.exec(script);
     },
@@ -46,12 +43,43 @@ export function sqlOf(pglite: PGlite): Sql {
     },
   });
   return {
-    query,
+    query: async <R>(text: string, params?: unknown[]) => (await queryIn(pglite, prepared, text, params)).rows as R[],
     exec: async (script) => {
       await pglite.exec(script);
     },
     transaction: (work) => pglite.transaction((tx) => work(inTransaction(tx))),
   };
+}
+
+/**
+ * A statement run as PGlite's own query runs it: outside a transaction, it waits for one under way (its lock); then
+ * it takes the query lock.
+ */
+function queryIn<R>(pglite: PGlite, prepared: PreparedStatements, text: string, params: unknown[] = [], options: RunOptions = {}): Promise<Results<R>> {
+  const run = () => pglite._runExclusiveQuery(() => prepared.results<R>(text, params, options));
+  return options.inTransaction ? run() : pglite._runExclusiveTransaction(run);
+}
+
+/**
+ * `pglite` as Prisma's driver adapter (pglite-prisma-adapter) uses it, its queries, in a transaction or not, run
+ * through `prepared`: the adapter calls `query`, with its own parsers, for every statement Prisma makes.
+ */
+export function preparedClient(pglite: PGlite, prepared: PreparedStatements): PGlite {
+  const query = (inTransaction: boolean) => (text: string, params?: unknown[], options?: QueryOptions) =>
+    queryIn(pglite, prepared, text, params, { ...options, inTransaction });
+  // PGlite's methods read private fields: called on the proxy, they would not find them
+  const own = <T extends object>(target: T, key: string | symbol) => {
+    const value: unknown = Reflect.get(target, key, target);
+    return typeof value === "function" ? value.bind(target) : value;
+  };
+  return new Proxy(pglite, {
+    get(target, key) {
+      if (key === "query") return query(false);
+      if (key !== "transaction") return own(target, key);
+      return <T>(work: (tx: Transaction) => Promise<T>) =>
+        target.transaction((tx) => work(new Proxy(tx, { get: (inner, name) => (name === "query" ? query(true) : own(inner, name)) })));
+    },
+  });
 }
 
 export interface PGliteSettings {

@@ -1,15 +1,20 @@
-import type { messages, PGlite } from "@electric-sql/pglite";
+import { parse, type messages, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
 import { serialize } from "pg-protocol";
 
-/** A statement parsed once under a name of its own, with the types of its parameters and of its columns. */
+/** A statement parsed once under a name of its own, with the types of its parameters and the description of its rows. */
 interface Prepared {
   name: string;
   parameterTypes: number[];
-  columns: { name: string; type: number }[];
+  rows: messages.RowDescriptionMessage | undefined;
 }
 
-// statements kept prepared, the least recently used closed beyond it: the service's raw SQL is a few dozen texts,
-// some in a few variants (a group of 1 to n reads, with or without a part)
+/** How a statement runs: in a transaction (which syncs its files at its end), with PGlite's options of `query`. */
+export interface RunOptions extends Pick<QueryOptions, "rowMode" | "parsers"> {
+  inTransaction?: boolean;
+}
+
+// statements kept prepared, the least recently used closed beyond it: the service's raw SQL and Prisma's queries are
+// a few dozen texts (38 to 48 in bench:recall), some in a few variants (a group of 1 to n reads, with or without a part)
 const LIMIT = 200;
 // PostgreSQL's "cached plan must not change result type": a table a statement reads changed its columns
 const PLAN_CHANGED = "0A000";
@@ -17,16 +22,16 @@ const PLAN_CHANGED = "0A000";
 let named = 0;
 
 type BackendMessage = messages.BackendMessage;
-const isDataRow = (message: BackendMessage): message is messages.DataRowMessage => message.name === "dataRow";
 const byName = <M extends BackendMessage>(replies: BackendMessage[], name: string) => replies.find((message) => message.name === name) as M | undefined;
 
 /**
- * Raw SQL on the embedded database through statements prepared once per text (as postgres.js does by default),
- * where PGlite's `query` parses, plans and describes every statement anew, in six calls into its WebAssembly (the
- * statement recording a webhook round, measured alone: 0.5-0.7 ms against 1.9-3.9). After its first five runs
+ * Statements on the embedded database, raw SQL and Prisma's, prepared once per text (as postgres.js does by
+ * default), where PGlite's `query` parses, plans and describes every statement anew, in six calls into its
+ * WebAssembly (measured alone: the statement recording a webhook round 0.5-0.7 ms against 1.9-3.9, a Prisma read of
+ * 8 memories 0.48-0.52 ms of CPU against 0.69-0.85). After its first five runs
  * PostgreSQL keeps a statement's generic plan when that costs no more than the plans it made for the values given
  * (its plan_cache_mode auto), so a statement whose best plan depends on its values is still planned for them.
- * Callers hold PGlite's query lock (`query` takes it).
+ * Callers hold PGlite's query lock (pglite-engine.ts' `queryIn` takes it).
  */
 export class PreparedStatements {
   private readonly statements = new Map<string, Prepared>();
@@ -36,17 +41,17 @@ export class PreparedStatements {
     private readonly limit = LIMIT,
   ) {}
 
-  /** The rows of `text` run with `params`, as PGlite's `query` gives them. */
-  async query<R>(text: string, params: readonly unknown[] = [], inTransaction = false): Promise<R[]> {
+  /** What PGlite's `query` answers for `text` run with `params` and `options`: rows, fields and rows affected. */
+  async results<R>(text: string, params: readonly unknown[] = [], options: RunOptions = {}): Promise<Results<R>> {
     const prepared = this.statements.get(text);
-    if (!prepared) return this.run<R>(text, await this.prepare(text), params, inTransaction);
+    if (!prepared) return this.run<R>(text, await this.prepare(text), params, options);
     try {
-      return await this.run<R>(text, prepared, params, inTransaction);
+      return await this.run<R>(text, prepared, params, options);
     } catch (error) {
       // outside a transaction, which the error would have ended, once more with the statement prepared anew
-      if ((error as { code?: string }).code !== PLAN_CHANGED || inTransaction) throw error;
+      if ((error as { code?: string }).code !== PLAN_CHANGED || options.inTransaction) throw error;
       await this.close(text);
-      return this.run<R>(text, await this.prepare(text), params, inTransaction);
+      return this.run<R>(text, await this.prepare(text), params, options);
     }
   }
 
@@ -59,7 +64,7 @@ export class PreparedStatements {
     const prepared: Prepared = {
       name,
       parameterTypes: byName<messages.ParameterDescriptionMessage>(replies, "parameterDescription")?.dataTypeIDs ?? [],
-      columns: byName<messages.RowDescriptionMessage>(replies, "rowDescription")?.fields.map((field) => ({ name: field.name, type: field.dataTypeID })) ?? [],
+      rows: byName<messages.RowDescriptionMessage>(replies, "rowDescription"),
     };
     this.statements.set(text, prepared);
     if (this.statements.size > this.limit) await this.close(this.statements.keys().next().value!);
@@ -73,7 +78,7 @@ export class PreparedStatements {
     await this.pglite.execProtocol(Buffer.concat([serialize.close({ type: "S", name: prepared.name }), serialize.sync()]), { syncToFs: false });
   }
 
-  private async run<R>(text: string, prepared: Prepared, params: readonly unknown[], inTransaction: boolean): Promise<R[]> {
+  private async run<R>(text: string, prepared: Prepared, params: readonly unknown[], options: RunOptions): Promise<Results<R>> {
     // the most recently used last: the first is the one to close
     this.statements.delete(text);
     this.statements.set(text, prepared);
@@ -87,16 +92,10 @@ export class PreparedStatements {
     });
     const { messages: replies } = await this.pglite.execProtocol(
       Buffer.concat([serialize.bind({ statement: prepared.name, values }), serialize.execute({}), serialize.sync()]),
-      { syncToFs: !inTransaction },
+      { syncToFs: !options.inTransaction },
     );
-    return replies.filter(isDataRow).map((row) => {
-      const record: Record<string, unknown> = {};
-      prepared.columns.forEach(({ name, type }, i) => {
-        const field = row.fields[i];
-        const parser = parsers[type];
-        record[name] = field === null || field === undefined ? null : parser ? parser(field, type) : field;
-      });
-      return record as R;
-    });
+    // PGlite's own reading of the replies, given the description the statement was prepared with
+    const described = prepared.rows ? [prepared.rows, ...replies] : replies;
+    return parse.parseResults(described, parsers, options)[0] as Results<R>;
   }
 }

@@ -8,7 +8,8 @@ import { parentPort } from "node:worker_threads";
 import type { Sql } from "./database.ts";
 import { serveCalls, type Handlers } from "../threads/thread-calls.ts";
 import { pgliteErrors, type Calls } from "./pglite-calls.ts";
-import { createPGlite, sqlOf } from "./pglite-engine.ts";
+import { createPGlite, preparedClient, sqlOf } from "./pglite-engine.ts";
+import { PreparedStatements } from "./pglite-prepared.ts";
 
 const port = parentPort;
 if (!port) throw new Error("pglite-thread runs as a worker thread");
@@ -56,8 +57,10 @@ const prismaIn = (tx: number | undefined) => (tx === undefined ? db().adapter : 
 const handlers: Handlers<Calls> = {
   async open(settings) {
     const pglite = await createPGlite(settings);
-    const adapter = await new PrismaPGlite(pglite).connect();
-    opened = { pglite, sql: sqlOf(pglite), adapter };
+    // one set of prepared statements for both ways in: raw SQL and Prisma's
+    const prepared = new PreparedStatements(pglite);
+    const adapter = await new PrismaPGlite(preparedClient(pglite, prepared)).connect();
+    opened = { pglite, sql: sqlOf(pglite, prepared), adapter };
     return { adapterName: adapter.adapterName, connectionInfo: adapter.getConnectionInfo?.() };
   },
   query: ({ tx, text, params }) => sqlIn(tx).query(text, params),

@@ -1,6 +1,8 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPGlite, sqlOf } from "../../src/db/pglite-engine.ts";
+import type { SqlDriverAdapter, SqlQuery } from "@prisma/driver-adapter-utils";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { createPGlite, preparedClient, sqlOf } from "../../src/db/pglite-engine.ts";
 import { PreparedStatements } from "../../src/db/pglite-prepared.ts";
 import { databaseUnderTest } from "../support/server.ts";
 
@@ -49,14 +51,74 @@ describe.skipIf(databaseUnderTest() !== "pglite")("prepared statements on the em
     const statements = new PreparedStatements(pglite, 2);
     const before = await prepared();
     await pglite.runExclusive(async () => {
-      await statements.query("SELECT 1 AS x");
-      await statements.query("SELECT 2 AS x");
-      await statements.query("SELECT 1 AS x");
-      await statements.query("SELECT 3 AS x");
+      await statements.results("SELECT 1 AS x");
+      await statements.results("SELECT 2 AS x");
+      await statements.results("SELECT 1 AS x");
+      await statements.results("SELECT 3 AS x");
     });
     expect(await prepared()).toBe(before + 2);
     const names = (await pglite.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements")).rows.map((row) => row.statement);
     expect(names).toEqual(expect.arrayContaining(["SELECT 1 AS x", "SELECT 3 AS x"]));
     expect(names).not.toContain("SELECT 2 AS x");
+  });
+
+  describe("under Prisma's driver adapter", () => {
+    let bare: SqlDriverAdapter;
+    let throughPrepared: SqlDriverAdapter;
+    let statements: PreparedStatements;
+    beforeAll(async () => {
+      statements = new PreparedStatements(pglite);
+      bare = await new PrismaPGlite(pglite).connect();
+      throughPrepared = await new PrismaPGlite(preparedClient(pglite, statements)).connect();
+      await pglite.exec("CREATE TABLE p (id uuid PRIMARY KEY, at timestamptz NOT NULL, n bigint, tags text[], meta jsonb, bytes bytea)");
+    });
+
+    const query = (sql: string, args: unknown[], argTypes: SqlQuery["argTypes"]): SqlQuery => ({ sql, args, argTypes });
+    const insert = (id: string) =>
+      query(
+        "INSERT INTO p (id, at, n, tags, meta, bytes) VALUES ($1, $2, $3, $4, $5, $6)",
+        [id, "2026-01-02T03:04:05.678Z", 12n, ["a", 'b"c'], '{"k":[1]}', new Uint8Array([1, 2])],
+        [
+          { scalarType: "uuid", arity: "scalar" },
+          { scalarType: "datetime", arity: "scalar", dbType: "TIMESTAMPTZ" },
+          { scalarType: "bigint", arity: "scalar" },
+          { scalarType: "string", arity: "list" },
+          { scalarType: "json", arity: "scalar" },
+          { scalarType: "bytes", arity: "scalar" },
+        ],
+      );
+    const select = query("SELECT id, at, n, tags, meta, bytes, 1.5::numeric AS x FROM p WHERE id = ANY($1) ORDER BY id", [["6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a01", "6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a02"]], [
+      { scalarType: "uuid", arity: "list" },
+    ]);
+
+    it("answers queries, rows affected and errors as over PGlite's own query, from statements it prepared", async () => {
+      const before = await prepared();
+      expect(await throughPrepared.executeRaw(insert("6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a01"))).toBe(1);
+      expect(await bare.executeRaw(insert("6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a02"))).toBe(1);
+      const expected = await bare.queryRaw(select);
+      expect(expected.rows).toHaveLength(2);
+      expect(await throughPrepared.queryRaw(select)).toEqual(expected);
+      expect(await throughPrepared.queryRaw(select)).toEqual(expected);
+      expect(await prepared()).toBe(before + 2);
+      // PostgreSQL's unique violation is Prisma's, as the adapter reports it
+      const refused = (adapter: SqlDriverAdapter) => adapter.executeRaw(insert("6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a01")).catch((error: unknown) => error);
+      const [theirs, ours] = [await refused(bare), await refused(throughPrepared)];
+      expect(ours).toMatchObject({ name: "DriverAdapterError", cause: { kind: "UniqueConstraintViolation" } });
+      expect((ours as { cause: unknown }).cause).toEqual((theirs as { cause: unknown }).cause);
+    });
+
+    it("runs a transaction's statements in it, committed or rolled back", async () => {
+      const count = async () => Number((await throughPrepared.queryRaw(query("SELECT count(*) AS n FROM p", [], []))).rows[0]![0]);
+      const before = await count();
+      const rolledBack = await throughPrepared.startTransaction();
+      await rolledBack.executeRaw(insert("6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a03"));
+      expect(Number((await rolledBack.queryRaw(query("SELECT count(*) AS n FROM p", [], []))).rows[0]![0])).toBe(before + 1);
+      await rolledBack.rollback();
+      expect(await count()).toBe(before);
+      const committed = await throughPrepared.startTransaction();
+      await committed.executeRaw(insert("6f1c1a52-8d1e-4c3e-9a51-0d2b8f0c1a03"));
+      await committed.commit();
+      expect(await count()).toBe(before + 1);
+    });
   });
 });
