@@ -40,7 +40,7 @@ const rounds = positiveInt("rounds", values.rounds);
 
 const nextTurn = chatTurns();
 
-const server = await startBenchServer({ EMBEDDER: "hash", WEBHOOK_ALLOW_PRIVATE: "true" }, { entry: "built" });
+const server = await startBenchServer({ EMBEDDER: "hash", WEBHOOK_ALLOW_PRIVATE: "true" });
 const auth = { authorization: `Bearer ${server.key}`, "content-type": "application/json" };
 const MEMORY_EVENTS = "subscription { memoryEvents(types: [MEMORY_CREATED]) { memoryId } }";
 

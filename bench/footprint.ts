@@ -121,7 +121,7 @@ console.log(machineLine());
 console.log(`footprint of npm start (PGlite, EMBEDDER=${values.embedder}), ${total.toLocaleString("en-US")} memories of one user\n`);
 const rows: Cell[][] = [["bare node:http server", "-", await bareServerMb(), "-", "-", "-", "-"]];
 const count = (n: number) => n.toLocaleString("en-US");
-const server = await startBenchServer({ EMBEDDER: values.embedder! }, { keepData: true, entry: "built" });
+const server = await startBenchServer({ EMBEDDER: values.embedder! }, { keepData: true });
 let afterStart = NaN;
 let full = { rss: NaN, disk: NaN };
 let sizes: Cell[][] = [];

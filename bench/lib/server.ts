@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runScript, startServerProcess, type Inspection, type ServerEntry } from "../../scripts/lib/server-process.ts";
+import { runScript, startServerProcess, type Inspection } from "../../scripts/lib/server-process.ts";
 
 export interface BenchServer {
   url: string;
@@ -28,8 +28,6 @@ export interface BenchServerOptions {
   dataDir?: string;
   /** The user the bench key is made for: the same one again to reach what an earlier run stored in `dataDir`. */
   user?: string;
-  /** The TypeScript sources through tsx (the default), or the build `npm start` runs. */
-  entry?: ServerEntry;
 }
 
 /**
@@ -52,8 +50,8 @@ export function removeDataDir(dir: string): void {
 }
 
 /**
- * The service in its own process (so that the load generator does not share its event loop), on a fresh
- * PGlite data directory, or on DATABASE_URL when that is set. `env` adds settings.
+ * The service as `npm start` runs it (the build), in its own process (so that the load generator does not share its
+ * event loop), on a fresh PGlite data directory, or on DATABASE_URL when that is set. `env` adds settings.
  */
 export async function startBenchServer(env: Record<string, string> = {}, options: BenchServerOptions = {}): Promise<BenchServer> {
   const dir = options.dataDir ?? newDataDir();
@@ -67,7 +65,7 @@ export async function startBenchServer(env: Record<string, string> = {}, options
   };
   try {
     const key = await newKey(options.user ?? `bench-${Date.now()}@example.com`);
-    const server = await startServerProcess(settings, options.entry ?? "source", inspection());
+    const server = await startServerProcess(settings, "built", inspection());
     return {
       url: server.url,
       key,
