@@ -38,16 +38,23 @@ export class EventStreams {
       throw new AppError("RATE_LIMITED", `A user may hold at most ${this.maxPerUser} event streams open at once; close one first`);
     }
     this.perUser.set(userId, held + 1);
-    try {
-      await this.stream(res, response);
-    } finally {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       const left = (this.perUser.get(userId) ?? 1) - 1;
       if (left > 0) this.perUser.set(userId, left);
       else this.perUser.delete(userId);
+    };
+    try {
+      await this.stream(res, response, release);
+    } finally {
+      release();
     }
   }
 
-  private async stream(res: ServerResponse, response: Response): Promise<void> {
+  /** `release` frees the user's place as the stream ends, not once the read waiting for its next event settles. */
+  private async stream(res: ServerResponse, response: Response, release: () => void): Promise<void> {
     // Yoga's "content-encoding: none" is no content-coding: the answer is kept from compression here instead
     const headers = Object.fromEntries([...response.headers].filter(([name]) => name.toLowerCase() !== "content-encoding"));
     leaveUncompressed(res);
@@ -56,12 +63,13 @@ export class EventStreams {
     if (!response.body) return void res.end();
     const reader = response.body.getReader();
     let ended = false;
-    // cancelling the body ends the subscription (Yoga returns its iterator); the response is ended here as well,
-    // since the read waiting for the next event may not settle before that event comes (or a keep-alive, seconds
-    // later): a draining server would wait for it
+    // cancelling the body ends the subscription (Yoga returns its iterator); the response is ended and the user's
+    // place freed here as well, since the read waiting for the next event may not settle before that event comes (or
+    // a keep-alive, 12 s later): a draining server would wait for it, and a client reconnecting would be refused
     const end = () => {
       if (ended) return;
       ended = true;
+      release();
       void reader.cancel().catch(() => {});
       res.end();
     };
