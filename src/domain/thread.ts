@@ -126,13 +126,16 @@ export class ThreadService extends WritingService {
         principal.userId,
       ]);
       if (!thread) return undefined;
-      // either way the memories' history names the key ($3)
-      const change = deleteMemories
-        ? `DELETE FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid AND ${deletingKeySql("$3")} RETURNING id, user_id`
-        : `UPDATE memories SET thread_id = NULL, updated_at = now(), written_by_key = $3::uuid
-            WHERE thread_id = $1::uuid AND user_id = $2::uuid RETURNING id, user_id`;
+      // either way the memories' history names the key ($3). Kept, an expired memory (gone from every read) is not
+      // released, which would announce it updated: it goes as the sweep would take it, under no key
+      const changes = deleteMemories
+        ? `changed AS (DELETE FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid AND ${deletingKeySql("$3")} RETURNING id, user_id)`
+        : `expired AS (DELETE FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid AND expires_at <= now() RETURNING id, user_id),
+           released AS (UPDATE memories SET thread_id = NULL, updated_at = now(), written_by_key = $3::uuid
+              WHERE thread_id = $1::uuid AND user_id = $2::uuid AND (expires_at IS NULL OR expires_at > now()) RETURNING id, user_id),
+           changed AS (SELECT id, user_id FROM expired UNION ALL SELECT id, user_id FROM released)`;
       const memories = await sql.query<{ memory_id: string }>(
-        `WITH changed AS (${change})
+        `WITH ${changes}
          INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM changed RETURNING memory_id`,
         [id, principal.userId, principal.keyId],
       );

@@ -136,6 +136,8 @@ export class WebhookService {
     const schemes = this.settings.allowPrivate ? ["https:", "http:"] : ["https:"];
     if (!schemes.includes(url.protocol)) throw invalid("url", "must be an https:// URL");
     if (url.username || url.password) throw invalid("url", "must not carry a user name or password");
+    // a connection to port 0 is refused by every system: the endpoint would only fail until it is disabled
+    if (url.port === "0") throw invalid("url", "must not name port 0");
     if (!this.settings.allowPrivate) {
       const addresses = await addressesOf(hostOf(url)).catch(() => {
         throw invalid("url", "names a host that does not resolve");

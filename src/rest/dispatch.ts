@@ -80,7 +80,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
     }
     if (match.options.deprecation) announceDeprecation(res, match.options.deprecation);
     const context = await contextFor(exchange);
-    const request = (body: () => Promise<unknown>): RestRequest => ({
+    const request = (body: RestRequest["body"]): RestRequest => ({
       req,
       params: match.params,
       query: new QueryParams(url.searchParams),
@@ -96,7 +96,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
     let body: unknown;
     return idempotent(idempotency, req, context.principal, raw, "nothing", async () => {
       try {
-        const response = await match.handler(request(async () => (body ??= parseJsonBody(req, raw))));
+        const response = await match.handler(request(async (options) => (body ??= parseJsonBody(req, raw, options))));
         return jsonReply(response.status, response.body, response.headers);
       } catch (error) {
         // a client error is the request's answer (and replayed as such); anything else fails the request

@@ -10,8 +10,8 @@ export interface RestRequest {
   query: QueryInputs;
   context: Context;
   schema: GraphQLSchema;
-  /** The parsed JSON body (read on first call). */
-  body(): Promise<unknown>;
+  /** The parsed JSON body (read on first call); `optional`: undefined when the request has none, else required. */
+  body(options?: { optional?: boolean }): Promise<unknown>;
 }
 
 export interface RestResponse {

@@ -49,11 +49,14 @@ export function isJsonContentType(req: IncomingMessage): boolean {
 }
 
 /** A REST request's body as JSON: JSON by Content-Type, present, and parseable. */
-export function parseJsonBody(req: IncomingMessage, body: Buffer): unknown {
+export function parseJsonBody(req: IncomingMessage, body: Buffer, { optional = false }: { optional?: boolean } = {}): unknown {
   if ((body.length > 0 || req.headers["content-type"]) && !isJsonContentType(req)) {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "The request body must be JSON, sent with Content-Type: application/json");
   }
-  if (body.length === 0) throw new AppError("VALIDATION_ERROR", "A JSON request body is required");
+  if (body.length === 0) {
+    if (optional) return undefined;
+    throw new AppError("VALIDATION_ERROR", "A JSON request body is required");
+  }
   const text = bodyText(body);
   try {
     return JSON.parse(text);

@@ -108,7 +108,8 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
       return;
     }
     await this.recordFirst({ seqs, outcomes });
-    for (const { webhookId, error, at } of failures) await this.endpointFailed(webhookId, error, at);
+    // a first attempt is a delivery's last only when one attempt is all it gets
+    for (const { webhookId, error, at } of failures) await this.endpointFailed(webhookId, error, at, maxAttempts <= 1);
     if (outcomes.some(({ attempted }) => !attempted)) this.wake();
   }
 
@@ -196,20 +197,22 @@ export class DeliveryWorker extends WakeableLoop implements DeliverySender {
         WHERE id = $1::uuid`,
       [delivery.id, last ? "failed" : "pending", retryWaitMs(retryBaseMs, delivery.attempts), outcome.status, outcome.error, new Date(outcome.at).toISOString()],
     );
-    await this.endpointFailed(delivery.webhook_id, outcome.error, outcome.at);
+    await this.endpointFailed(delivery.webhook_id, outcome.error, outcome.at, last);
   }
 
   /**
-   * Starts or extends the endpoint's failing streak, and disables it once the streak has lasted disableAfterMs. A
-   * streak starts at the failed attempt's answer (`at`), not when it is recorded: a round is recorded once its
-   * slowest attempt has ended, which another endpoint's timeout can make seconds later.
+   * Starts or extends the endpoint's failing streak, and disables it once the streak has lasted disableAfterMs and a
+   * delivery has run out of its attempts (`last`): an endpoint that failed once, then heard nothing for days, is not
+   * disabled by the next failure before that delivery's retries have had their chance. A streak starts at the failed
+   * attempt's answer (`at`), not when it is recorded: a round is recorded once its slowest attempt has ended, which
+   * another endpoint's timeout can make seconds later.
    */
-  private async endpointFailed(webhookId: string, error: string, at: number): Promise<void> {
+  private async endpointFailed(webhookId: string, error: string, at: number, last: boolean): Promise<void> {
     const [endpoint] = await this.db.sql.query<{ failing_since: Date | string }>(
       "UPDATE webhooks SET failing_since = coalesce(failing_since, $2::timestamptz) WHERE id = $1::uuid RETURNING failing_since",
       [webhookId, new Date(at).toISOString()],
     );
-    if (!endpoint || Date.now() - new Date(endpoint.failing_since).getTime() < this.settings.disableAfterMs) return;
+    if (!endpoint || !last || Date.now() - new Date(endpoint.failing_since).getTime() < this.settings.disableAfterMs) return;
     const since = new Date(endpoint.failing_since).toISOString();
     const [disabled] = await this.db.sql.query<{ id: string }>(
       "UPDATE webhooks SET enabled = false, disabled_reason = $2 WHERE id = $1::uuid AND enabled RETURNING id",

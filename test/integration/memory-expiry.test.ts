@@ -323,6 +323,36 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
     });
   });
 
+    it("goes with its thread as the sweep would take it, not released from it as a change (events and history)", async () => {
+      const user = await suite.server.newUser();
+      const thread = (await user.api.post("/api/v1/threads", { title: "errands" })).body.id as string;
+      const expired = (await user.api.post("/api/v1/memory", { content: "the locker code is 1234", thread_id: thread, ttl_seconds: 1 })).body;
+      const live = (await user.api.post("/api/v1/memory", { content: "buy oat milk", thread_id: thread })).body.id as string;
+      const feed = suite.server.app.services.events.subscribe(user.userId)[Symbol.asyncIterator]();
+      // listening before the delete (a feed subscribes at its first read)
+      const heard: string[] = [];
+      const listening = (async () => {
+        for (let next = await feed.next(); !next.done; next = await feed.next()) {
+          heard.push(`${next.value.type} ${next.value.objectId}`);
+          if (next.value.type === "thread.deleted") return;
+        }
+      })();
+      await until(expired.expires_at as string);
+      expect((await user.api.delete(`/api/v1/threads/${thread}`)).status).toBe(200);
+      await listening;
+      await feed.return?.();
+      // one statement deletes the one and releases the other: their events come in either order, the thread's last
+      expect(heard.slice(0, 2).sort()).toEqual([`memory.deleted ${expired.id}`, `memory.updated ${live}`].sort());
+      expect(heard.slice(2)).toEqual([`thread.deleted ${thread}`]);
+      expect((await user.api.get(`/api/v1/memories/${live}`)).body.thread_id).toBeNull();
+      const history = await user.api.graphql<{ memoryHistory: { items: { action: string; keyId: string | null }[] } }>(
+        "query ($id: ID!) { memoryHistory(id: $id) { items { action keyId } } }",
+        { id: expired.id },
+      );
+      expect(history.body.data!.memoryHistory.items.map((item) => item.action)).toEqual(["deleted", "created"]);
+      expect(history.body.data!.memoryHistory.items[0]!.keyId).toBeNull();
+    });
+
   describe("the sweeper", () => {
     it("deletes expired memories from the database, their terms and the vector index, with their event and history", async () => {
       const { services, db } = { services: suite.server.app.services, db: suite.server.app.services.db };

@@ -145,6 +145,20 @@ describe.skipIf(databaseUnavailable())("GraphQL subscriptions over Server-Sent E
       // dated as the thread's own times say (they were a millisecond or two off: the process sets a thread's times)
       for (const { data } of events.slice(0, 2)) expect(data.threadEvents.timestamp).toBe(data.threadEvents.data.updatedAt);
     });
+
+    it("dates an imported thread's event by the import, not by the times the file gives the thread", async () => {
+      const who = await suite.server.newUser();
+      const sub = await listen(suite.server, who, THREAD_EVENTS);
+      const id = "0f1d2c3b-4a59-4687-9a0b-1c2d3e4f5a6b";
+      const line = JSON.stringify({ kind: "thread", id, title: "from last year", created_at: "2025-11-01T00:00:00.000Z", updated_at: "2025-11-01T00:00:00.000Z" });
+      const before = Date.now();
+      const imported = await who.api.post("/api/v1/import", undefined, { raw: `${line}\n`, headers: { "content-type": "application/x-ndjson" } });
+      expect(imported.body.results[0], imported.text).toMatchObject({ status: "created", id });
+      const { data } = await sub.nth(0);
+      expect(data.threadEvents).toMatchObject({ type: "THREAD_CREATED", threadId: id, data: { updatedAt: "2025-11-01T00:00:00.000Z" } });
+      expect(Date.parse(data.threadEvents.timestamp)).toBeGreaterThanOrEqual(before - 1000);
+      expect(Date.parse(data.threadEvents.timestamp)).toBeLessThanOrEqual(Date.now());
+    });
   });
 
   describe("the stream", () => {

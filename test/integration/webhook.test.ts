@@ -122,6 +122,13 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       expect((await who.api.get("/api/v1/webhooks")).body.webhooks).toHaveLength(20);
     });
 
+    it("refuses port 0, where no delivery can go", async () => {
+      const who = await suite.server.newUser();
+      const res = await who.api.post("/api/v1/webhooks", { url: "http://127.0.0.1:0/x" });
+      expect([res.status, res.body.error?.message]).toEqual([400, "url must not name port 0"]);
+      expect((await who.api.get("/api/v1/webhooks")).body.webhooks).toHaveLength(0);
+    });
+
     it("holds a URL to 2048 characters as stored, percent-encoded", async () => {
       const who = await suite.server.newUser();
       // 2 042 characters as sent (each emoji two UTF-16 units), 12 152 once each emoji is percent-encoded
@@ -215,6 +222,24 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
       await hook.waitForAccepted(1);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(hook.accepted.map((d) => JSON.parse(d.body).data.content)).toEqual(["after enabling"]);
+    });
+
+    it("REST /enable and /rotate-secret take no body, or an empty JSON object, and refuse anything else", async () => {
+      const who = await suite.server.newUser();
+      const { id } = await register(who, "http://127.0.0.1:9/actions", ["memory.created"]);
+      for (const action of ["enable", "rotate-secret"]) {
+        const path = `/api/v1/webhooks/${id}/${action}`;
+        expect((await who.api.post(path)).status, `${action} without a body`).toBe(200);
+        expect((await who.api.post(path, {})).status, `${action} with {}`).toBe(200);
+        const refused = async (raw: string, contentType: string) => {
+          const res = await who.api.post(path, undefined, { raw, headers: { "content-type": contentType } });
+          return [res.status, res.body.error?.code, res.body.error?.message];
+        };
+        expect(await refused("x", "text/plain")).toEqual([415, "UNSUPPORTED_MEDIA_TYPE", expect.any(String)]);
+        expect(await refused("garbage", "application/json")).toEqual([400, "INVALID_JSON", expect.any(String)]);
+        expect(await refused('{"foo":1}', "application/json")).toEqual([400, "VALIDATION_ERROR", "foo is not a field of this request, which takes none"]);
+        expect(await refused("[]", "application/json")).toEqual([400, "VALIDATION_ERROR", "body must be empty or an empty JSON object"]);
+      }
     });
 
     it("GraphQL enableWebhook; another user's is NOT_FOUND", async () => {
@@ -500,12 +525,15 @@ describe.skipIf(databaseUnavailable())("webhooks: giving up", () => {
       [id],
     )) as [{ payload: string | null }];
     expect(payload, "a delivery given up keeps no body").toBeNull();
-    // still failing two seconds on: the next failure disables it
+    // still failing two seconds on: the next delivery's failures disable it
     await new Promise((resolve) => setTimeout(resolve, 2100));
     await suite.user.api.post("/api/v1/memory", { content: "the last straw" });
     await until(async () => !(await suite.user.api.get("/api/v1/webhooks")).body.webhooks[0].enabled);
     const [webhook] = (await suite.user.api.get("/api/v1/webhooks")).body.webhooks;
     expect(webhook.disabled_reason).toMatch(/^every attempt since .* failed \(the last: answered 500\)$/);
+    // not at the straw's first failure: once its retries have had their chance too
+    const [straw] = (await suite.user.api.graphql(DELIVERIES, { id })).body.data.webhookDeliveries.items;
+    expect(straw).toMatchObject({ status: "failed", attempts: 3, lastError: "answered 500" });
     // enabled again, it is sent the next event, and its streak starts afresh
     hook.behaviour = () => 200;
     expect((await suite.user.api.post(`/api/v1/webhooks/${id}/enable`, {})).body).toMatchObject({ enabled: true, failing_since: null });

@@ -7,7 +7,7 @@ import { limitParam, offsetParam, pageSuccess, type RouteDoc } from "../openapi/
 import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
 import { pageSelection, restPage } from "../page-wire.ts";
-import type { RestHandler, Router } from "../router.ts";
+import type { RestHandler, RestRequest, Router } from "../router.ts";
 import {
   DELIVERY_FRAGMENT,
   restDelivery,
@@ -191,9 +191,19 @@ const enableDoc: RouteDoc = {
   errors: NOT_FOUND,
 };
 
+/** An action on a webhook takes nothing: no body, or an empty JSON object (as clients that always send one do). */
+async function nothingIn(body: RestRequest["body"]): Promise<void> {
+  const raw = await body({ optional: true });
+  if (raw === undefined) return;
+  if (!isPlainObject(raw)) throw invalid("body", "must be empty or an empty JSON object");
+  const [field] = Object.keys(raw);
+  if (field !== undefined) throw invalid(field, "is not a field of this request, which takes none");
+}
+
 /** POST /api/v1/webhooks/{id}/enable */
-export const enable: RestHandler = async ({ params, query, schema, context }) => {
+export const enable: RestHandler = async ({ params, query, body, schema, context }) => {
   query.only([]);
+  await nothingIn(body);
   const { enableWebhook: webhook } = await enableWebhook.run(schema, context, { id: params.id });
   return { status: 200, body: restWebhook(webhook) };
 };
@@ -217,8 +227,9 @@ const rotateDoc: RouteDoc = {
 };
 
 /** POST /api/v1/webhooks/{id}/rotate-secret */
-export const rotate: RestHandler = async ({ params, query, schema, context }) => {
+export const rotate: RestHandler = async ({ params, query, body, schema, context }) => {
   query.only([]);
+  await nothingIn(body);
   const { rotateWebhookSecret: rotated } = await rotateSecret.run(schema, context, { id: params.id });
   return { status: 200, body: { ...restWebhook(rotated.webhook), secret: rotated.secret } };
 };
