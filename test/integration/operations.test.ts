@@ -91,7 +91,10 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
       const flaky = await startTestServer({ READINESS_TIMEOUT_MS: "300" }, { wrapIndex });
       try {
         const client = flaky.client();
-        expect((await client.get("/readyz")).status).toBe(200);
+        // ready once a probe answers within the 300 ms (under a loaded machine's full suite, the first may not)
+        let ready = await client.get("/readyz");
+        for (let tries = 0; ready.status !== 200 && tries < 50; tries++) ready = await client.get("/readyz");
+        expect(ready.status, ready.text).toBe(200);
 
         ping.mode = "fail";
         const failed = await client.get("/readyz");
