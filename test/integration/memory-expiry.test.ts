@@ -333,6 +333,8 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
       const heard: string[] = [];
       const listening = (async () => {
         for (let next = await feed.next(); !next.done; next = await feed.next()) {
+          // the creates' own events may come after the feed subscribed: the relay publishes them after their commit
+          if (next.value.type.endsWith(".created")) continue;
           heard.push(`${next.value.type} ${next.value.objectId}`);
           if (next.value.type === "thread.deleted") return;
         }
