@@ -58,6 +58,8 @@ builder.mutationField("batchCreateMemories", (t) =>
       items: t.arg({ type: [CreateMemoryInput], required: true }),
       dedupe: t.arg.boolean({ description: `For the items that do not say: ${dedupeDescription}` }),
     },
+    // what each result selects, once per item
+    complexity: ({ items }) => ({ field: 1, multiplier: items.length }),
     resolve: (_root, { items, dedupe }, { principal, services }) => services.memories.batchCreate(principal, items, dedupe),
   }),
 );

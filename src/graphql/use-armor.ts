@@ -13,7 +13,8 @@ export function useArmor(introspection: boolean): Plugin {
     maxAliases: { n: 15 },
     maxTokens: { n: 3000 },
     maxDirectives: { n: 20 },
-    costLimit: { maxCost: 5000 },
+    // the cost of lists is counted by their sizes in useCostLimit
+    costLimit: { enabled: false },
     blockFieldSuggestion: { enabled: !introspection },
   }) as Plugin;
 }

@@ -3,6 +3,7 @@ import { useDisableIntrospection } from "@graphql-yoga/plugin-disable-introspect
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { useArmor } from "./use-armor.ts";
+import { useCostLimit } from "./use-cost-limit.ts";
 import type { Context } from "./context.ts";
 import { getSchema } from "./schema.ts";
 import { maskError, useErrorCodes } from "./errors.ts";
@@ -29,6 +30,7 @@ export function createGraphQL(config: Config, logger: Logger, observe: Operation
     maxRequestBodySize: false,
     plugins: [
       useArmor(config.introspection),
+      useCostLimit(),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       useStrictParams(),
       useErrorCodes(),

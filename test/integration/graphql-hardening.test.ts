@@ -31,6 +31,36 @@ describe.runIf(databaseAgnosticRun())("GraphQL limits", () => {
     expectRefused(await suite.user.api.graphql(`{ ${wide} }`), /cost/i);
   });
 
+  it("counts a list's selection as many times as its limit asks, with the request's variables", async () => {
+    // a thread of 100 memories (a user of its own: other tests count theirs): three nested pages of 100 would
+    // answer a million memories
+    const { api } = await suite.server.newUser();
+    const { body } = await api.post("/api/v1/threads", { title: "cost" });
+    const items = Array.from({ length: 100 }, (_, i) => ({ content: `cost ${i}`, threadId: body.id }));
+    expect((await api.graphql(`mutation($items: [CreateMemoryInput!]!) { batchCreateMemories(items: $items) { summary { successful } } }`, { items })).body.data?.batchCreateMemories.summary.successful).toBe(100);
+    const nested = `query($limit: Int) { memories(limit: $limit) { items { thread { memories(limit: $limit) { thread { memories(limit: $limit) { id content } } } } } } }`;
+    // the same document first cheap, then costly: a cost kept with the document would let the second through
+    const cheap = await api.graphql(nested, { limit: 3 });
+    expect(cheap.body.errors).toBeUndefined();
+    expect(cheap.body.data.memories.items).toHaveLength(3);
+    const costly = await api.graphql(nested, { limit: 100 });
+    expectRefused(costly, /costs \d+, above .* 50000/);
+    expect(costly.body.errors?.[0]?.extensions).toMatchObject({ cost: { max: 50000, actual: expect.any(Number) } });
+    expectRefused(await api.graphql(nested.replace("query($limit: Int) ", "").replaceAll("$limit", "100")), /cost/);
+  });
+
+  it("counts a batch's results once per item, and runs nothing of a batch it refuses", async () => {
+    const { api } = await suite.server.newUser();
+    const { body } = await api.post("/api/v1/threads", { title: "batch cost" });
+    const items = Array.from({ length: 100 }, (_, i) => ({ content: `batch cost ${i}`, threadId: body.id }));
+    const costly = await api.graphql(
+      `mutation($items: [CreateMemoryInput!]!) { batchCreateMemories(items: $items) { results { memory { thread { memories(limit: 100) { thread { memories(limit: 100) { id } } } } } } } }`,
+      { items },
+    );
+    expectRefused(costly, /cost/);
+    expect((await api.get(`/api/v1/threads/${body.id}`)).body.thread.memory_count).toBe(0);
+  });
+
   it("refuses a document with too many tokens", async () => {
     const fields = Array.from({ length: 3100 }, () => "id").join(" ");
     expectRefused(await suite.user.api.graphql(`{ me { ${fields} } }`), /token/i);
