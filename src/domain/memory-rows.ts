@@ -231,6 +231,14 @@ const SHOWN: readonly (keyof MemoryChanges)[] = [
 ];
 
 /**
+ * A changed row's updated_at: the database's clock as the row is written, after any wait for its lock, and at least
+ * a millisecond past the time it had. now() is the time its transaction began, so a change that waited for a
+ * concurrent one committed after it with an earlier time, and a receiver that keeps the latest updated_at (as
+ * docs/API.md advises) kept the older state. For memories and threads alike.
+ */
+export const RISEN_UPDATED_AT = "greatest(clock_timestamp(), updated_at + interval '1 millisecond')";
+
+/**
  * Sets the changed columns of one memory (and updated_at), inside the caller's transaction, unless every shown
  * column it sets holds that value already: a PUT or PATCH that sends the memory back as it is writes nothing (no
  * version, no event, the same updated_at). Answers whether it wrote. A change the API shows names its key
@@ -238,7 +246,7 @@ const SHOWN: readonly (keyof MemoryChanges)[] = [
  */
 export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<boolean> {
   const params: unknown[] = [id];
-  const sets = changes.updatedAt === undefined ? ["updated_at = now()"] : [];
+  const sets = changes.updatedAt === undefined ? [`updated_at = ${RISEN_UPDATED_AT}`] : [];
   const differs: string[] = [];
   if (changes.content !== undefined) {
     params.push(contentKey(changes.content, changes.data != null));

@@ -5,7 +5,7 @@ import { invalid, notFound } from "../errors.ts";
 import { exceedsCharacters, isBlank } from "../text/characters.ts";
 import type { Prisma, Thread, ThreadStatus } from "../generated/prisma/client.ts";
 import { isUuid, newId } from "./ids.ts";
-import { deletingKeySql } from "./memory-rows.ts";
+import { deletingKeySql, RISEN_UPDATED_AT } from "./memory-rows.ts";
 import { unstorableText, type JsonObject } from "./json.ts";
 import { checkMetadata } from "./memory-input.ts";
 import { checkPage, pageFrom, readAhead, type PageOf } from "./paging.ts";
@@ -89,24 +89,31 @@ export class ThreadService extends WritingService {
   /** Partial: what is not given is kept; a null description clears it. */
   async update(principal: Principal, id: string, input: ThreadInput, query: ThreadQuery = {}): Promise<Thread> {
     if (!isUuid(id)) throw notFound("Thread");
-    const data: Prisma.ThreadUpdateManyMutationInput = {};
+    // each column sent, as SQL sets it (its value a parameter)
+    const columns: [column: string, type: string, value: unknown][] = [];
     if (input.title !== undefined) {
       if (input.title === null) throw invalid("title", "cannot be null");
-      data.title = checkText("title", input.title, MAX_TITLE_CHARS);
+      columns.push(["title", "text", checkText("title", input.title, MAX_TITLE_CHARS)]);
     }
     if (input.description !== undefined) {
-      data.description = input.description === null ? null : checkText("description", input.description, MAX_DESCRIPTION_CHARS);
+      columns.push(["description", "text", input.description === null ? null : checkText("description", input.description, MAX_DESCRIPTION_CHARS)]);
     }
-    if (input.metadata !== undefined) data.metadata = checkMetadata(input.metadata ?? {}, this.limits) as JsonObject;
+    if (input.metadata !== undefined) columns.push(["metadata", "jsonb", JSON.stringify(checkMetadata(input.metadata ?? {}, this.limits))]);
     if (input.status !== undefined) {
       if (input.status === null) throw invalid("status", "cannot be null");
-      data.status = input.status;
+      columns.push(["status", "thread_status", input.status]);
     }
-    // nothing to change (nothing sent, or every field sent as it is): the thread as it is, no event, no new updatedAt
-    if (Object.keys(data).length > 0) {
-      const same = Object.entries(data).map(([field, value]) => ({ [field]: field === "metadata" ? { equals: value } : value }));
-      const { count } = await this.db.prisma.thread.updateMany({ where: { id, userId: principal.userId, NOT: { AND: same } }, data });
-      if (count > 0) this.relay.wake();
+    // nothing to change (nothing sent, or every field sent as it is): the thread as it is, no event, no new updatedAt.
+    // In SQL rather than through Prisma, whose updatedAt is this process' clock before the row's lock (RISEN_UPDATED_AT)
+    if (columns.length > 0) {
+      const value = (i: number) => `$${i + 3}::${columns[i]![1]}`;
+      const changed = await this.db.sql.query(
+        `UPDATE threads SET ${columns.map(([column], i) => `${column} = ${value(i)}`).join(", ")}, updated_at = ${RISEN_UPDATED_AT}
+          WHERE id = $1::uuid AND user_id = $2::uuid AND (${columns.map(([column], i) => `${column} IS DISTINCT FROM ${value(i)}`).join(" OR ")})
+          RETURNING id`,
+        [id, principal.userId, ...columns.map(([, , given]) => given)],
+      );
+      if (changed.length > 0) this.relay.wake();
     }
     // deleted since the update committed: answered as if the delete had come first
     const thread = await this.db.prisma.thread.findFirst({ ...query, where: { id, userId: principal.userId } });
@@ -131,7 +138,7 @@ export class ThreadService extends WritingService {
       const changes = deleteMemories
         ? `changed AS (DELETE FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid AND ${deletingKeySql("$3")} RETURNING id, user_id)`
         : `expired AS (DELETE FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid AND expires_at <= now() RETURNING id, user_id),
-           released AS (UPDATE memories SET thread_id = NULL, updated_at = now(), written_by_key = $3::uuid
+           released AS (UPDATE memories SET thread_id = NULL, updated_at = ${RISEN_UPDATED_AT}, written_by_key = $3::uuid
               WHERE thread_id = $1::uuid AND user_id = $2::uuid AND (expires_at IS NULL OR expires_at > now()) RETURNING id, user_id),
            changed AS (SELECT id, user_id FROM expired UNION ALL SELECT id, user_id FROM released)`;
       const memories = await sql.query<{ memory_id: string }>(

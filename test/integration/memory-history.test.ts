@@ -143,6 +143,32 @@ describe.skipIf(databaseUnavailable())("a memory's history", () => {
     expect(renamed.body.updated_at).not.toBe(thread.body.updated_at);
   });
 
+  it("dates concurrent changes in the order they commit: the memory's and the thread's updated_at, and the versions", async () => {
+    const api = suite.user.api;
+    const thread = await api.post("/api/v1/threads", { title: "raced" });
+    const created = await api.post("/api/v1/memory", { content: "raced", thread_id: thread.body.id });
+    const id: string = created.body.id;
+    // on PostgreSQL the changes wait for each other's row lock, each in a transaction begun before the wait
+    const patches = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api.patch(`/api/v1/memories/${id}`, { metadata: { i }, tags: [`t${i}`] })),
+    );
+    const renames = await Promise.all(Array.from({ length: 10 }, (_, i) => api.patch(`/api/v1/threads/${thread.body.id}`, { title: `raced ${i}` })));
+    for (const answer of [...patches, ...renames]) expect(answer.status, answer.text).toBe(200);
+    // each answer is the memory as it was once its change committed: none newer than the one that stayed
+    const memory = await api.get(`/api/v1/memories/${id}`);
+    for (const answer of patches) expect(answer.body.updated_at <= memory.body.updated_at, `${answer.body.updated_at} after ${memory.body.updated_at}`).toBe(true);
+    for (const answer of patches.filter((a) => a.body.updated_at === memory.body.updated_at)) expect(answer.body.metadata).toEqual(memory.body.metadata);
+    const renamed = await api.get(`/api/v1/threads/${thread.body.id}`);
+    for (const answer of renames) expect(answer.body.updated_at <= renamed.body.thread.updated_at, `${answer.body.updated_at} after ${renamed.body.thread.updated_at}`).toBe(true);
+    // the versions' times rise with their order
+    const versions = (await history(id, 100)).items.toReversed();
+    const times = (await api.graphql<{ memoryHistory: { items: { changedAt: string }[] } }>(
+      `query ($id: ID!) { memoryHistory(id: $id, limit: 100) { items { changedAt } } }`, { id },
+    )).body.data!.memoryHistory.items.map((v) => v.changedAt).toReversed();
+    expect(versions.map((v) => v.version)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+    expect(times).toEqual(times.toSorted());
+  });
+
   it("shows nothing of another user's memory", async () => {
     const created = await suite.user.api.request("POST", "/api/v1/memory", { json: { content: "mine alone" } });
     const stranger = await suite.server.newUser();
