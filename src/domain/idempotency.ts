@@ -1,8 +1,15 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
 
 const KEEP_HOURS = 24;
+/**
+ * How long a request with a key runs before another instance of the service (on PostgreSQL) may take the key over,
+ * taking the request that held it for dead: longer than any request runs, so that one still running is not run
+ * twice. On the embedded database a key held by an earlier process is taken over at once (one process holds the
+ * data directory, so that one is gone).
+ */
+export const IDEMPOTENCY_LEASE_SECONDS = 300;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** A response as stored for replay. */
@@ -20,9 +27,14 @@ export const requestHash = (method: string, target: string, body: Buffer | strin
 /**
  * Idempotency-Key, per user and kept for 24 hours: the first request with a key runs and its response is
  * stored; a repeat with the same request gets that response again instead of running twice; the same key with
- * another request, or while the first is still running, is a 409 IDEMPOTENCY_CONFLICT.
+ * another request, or while the first is still running, is a 409 IDEMPOTENCY_CONFLICT. A key whose request
+ * was cut short by the end of its process (kill -9, a crash) is held by that process (`owner`) until it is taken
+ * over: see IDEMPOTENCY_LEASE_SECONDS.
  */
 export class IdempotencyService {
+  /** This process, as the holder of the keys of the requests it runs. */
+  private readonly owner = randomUUID();
+
   constructor(private readonly db: Database) {}
 
   checkKey(key: string): string {
@@ -36,10 +48,15 @@ export class IdempotencyService {
       `DELETE FROM idempotency_records WHERE user_id = $1::uuid AND key = $2 AND created_at < now() - make_interval(hours => $3)`,
       [userId, key, KEEP_HOURS],
     );
+    // a new key, or the same request's key left running by a process that is gone
+    const lease = this.db.kind === "pglite" ? 0 : IDEMPOTENCY_LEASE_SECONDS;
     const inserted = await this.db.sql.query(
-      `INSERT INTO idempotency_records (user_id, key, request_hash) VALUES ($1::uuid, $2, $3)
-       ON CONFLICT (user_id, key) DO NOTHING RETURNING 1`,
-      [userId, key, hash],
+      `INSERT INTO idempotency_records AS r (user_id, key, request_hash, owner) VALUES ($1::uuid, $2, $3, $4::uuid)
+       ON CONFLICT (user_id, key) DO UPDATE SET owner = excluded.owner, created_at = now()
+         WHERE r.response IS NULL AND r.request_hash = excluded.request_hash AND r.owner IS DISTINCT FROM excluded.owner
+           AND r.created_at <= now() - make_interval(secs => $5)
+       RETURNING 1`,
+      [userId, key, hash, this.owner, lease],
     );
     if (inserted.length) return { kind: "new" };
     const [record] = await this.db.sql.query<{ request_hash: string; response: StoredResponse | null }>(
@@ -57,18 +74,21 @@ export class IdempotencyService {
   }
 
   async complete(userId: string, key: string, response: StoredResponse): Promise<void> {
-    await this.db.sql.query("UPDATE idempotency_records SET response = $3::jsonb WHERE user_id = $1::uuid AND key = $2", [
+    // not over a key another instance has taken over meanwhile (this request outran the lease)
+    await this.db.sql.query("UPDATE idempotency_records SET response = $3::jsonb WHERE user_id = $1::uuid AND key = $2 AND owner = $4::uuid", [
       userId,
       key,
       JSON.stringify(response),
+      this.owner,
     ]);
   }
 
   /** Forgets a key whose request failed unexpectedly, so that a retry runs again. */
   async abandon(userId: string, key: string): Promise<void> {
-    await this.db.sql.query("DELETE FROM idempotency_records WHERE user_id = $1::uuid AND key = $2 AND response IS NULL", [
+    await this.db.sql.query("DELETE FROM idempotency_records WHERE user_id = $1::uuid AND key = $2 AND response IS NULL AND owner = $3::uuid", [
       userId,
       key,
+      this.owner,
     ]);
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { databaseUnavailable, serverWithUser } from "../support/server.ts";
+import { IDEMPOTENCY_LEASE_SECONDS, requestHash } from "../../src/domain/idempotency.ts";
+import { databaseUnavailable, databaseUnderTest, serverWithUser } from "../support/server.ts";
 
 describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
   const suite = serverWithUser();
@@ -84,6 +85,36 @@ describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
     const after = await suite.user.api.post("/api/v1/memory", { content: "slow to store" }, { headers });
     expect(after.status).toBe(201);
     expect(after.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("leaves a key its stopped process held to the same request sent again: at once embedded, after the lease on PostgreSQL", async () => {
+    // the record a process killed mid-request leaves: running, held by a process that is gone
+    const body = { content: "cut short by a crash" };
+    const key = "stopped-1";
+    await suite.server.app.db.sql.query(
+      "INSERT INTO idempotency_records (user_id, key, request_hash, owner) VALUES ($1::uuid, $2, $3, gen_random_uuid())",
+      [suite.user.userId, key, requestHash("POST", "/api/v1/memory", JSON.stringify(body))],
+    );
+    const headers = { "idempotency-key": key };
+    const other = await suite.user.api.post("/api/v1/memory", { content: "another body" }, { headers });
+    expect(other.status).toBe(409);
+    expect(other.body.error.message).toMatch(/different request/);
+    if (databaseUnderTest() === "postgres") {
+      // another instance may still be running it
+      const meanwhile = await suite.user.api.post("/api/v1/memory", body, { headers });
+      expect(meanwhile.status).toBe(409);
+      expect(meanwhile.body.error.message).toMatch(/still running/);
+      await suite.server.app.db.sql.query(
+        "UPDATE idempotency_records SET created_at = created_at - make_interval(secs => $3) WHERE user_id = $1::uuid AND key = $2",
+        [suite.user.userId, key, IDEMPOTENCY_LEASE_SECONDS + 1],
+      );
+    }
+    const retried = await suite.user.api.post("/api/v1/memory", body, { headers });
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    const again = await suite.user.api.post("/api/v1/memory", body, { headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.id).toBe(retried.body.id);
   });
 
   it("keeps a key for 24 hours: replayed just before, a new request just after", async () => {
