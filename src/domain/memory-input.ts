@@ -67,7 +67,7 @@ function contentOf(input: MemoryInput, limits: Limits): Pick<MemoryValues, "cont
     if (Object.keys(data).length === 0) throw invalid("data", "must not be an empty object");
     return { content: checkContentText(canonicalJson(data), limits, "data"), data };
   }
-  if (input.content == null) throw invalid("content", "is required");
+  if (input.content == null) throw invalid("content", input.data === null ? "is required when data is null" : "is required");
   return { content: checkContentText(input.content, limits), data: null };
 }
 

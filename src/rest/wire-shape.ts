@@ -1,3 +1,5 @@
+import { isPlainObject } from "../domain/json.ts";
+import { invalid } from "../errors.ts";
 import { snakeCase } from "./errors.ts";
 
 /** `threadId` → `thread_id`, as a type: what `snakeCase` does at run time. */
@@ -38,4 +40,15 @@ function restName(field: string): string {
   let name = restNames.get(field);
   if (name === undefined) restNames.set(field, (name = snakeCase(field)));
   return name;
+}
+
+/**
+ * A PUT or PATCH body as sent, after checking that its `id`, which the API reads past (so that a record read can be
+ * sent back as it is), names the record of the path: another one's body sent there is a mistake to report.
+ */
+export function ofPathId(body: unknown, id: string | undefined): unknown {
+  if (isPlainObject(body) && body.id !== undefined && body.id !== id) {
+    throw invalid("id", "must be the id in the path, or left out: a record's id cannot be changed");
+  }
+  return body;
 }

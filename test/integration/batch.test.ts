@@ -81,6 +81,9 @@ describe.skipIf(databaseUnavailable())("batch create (POST /api/v1/memory/batch)
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
     }
+    // a field the body should not have is named
+    const extra = await suite.user.api.post("/api/v1/memory/batch", { memories: [{ content: "x" }], bogus: 1 });
+    expect(extra.body.error.message).toBe("bogus is not a field of a batch (memories, dedupe)");
   });
 
   it("makes batch memories searchable at once", async () => {

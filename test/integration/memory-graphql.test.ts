@@ -55,6 +55,11 @@ describe.skipIf(databaseUnavailable())("GraphQL memory operations", () => {
     expect(res.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
   });
 
+  it("createMemory: data null without content says content is required then", async () => {
+    const res = await suite.user.api.graphql(`mutation { createMemory(input: { data: null }) { id } }`);
+    expect(res.body.errors?.[0]).toMatchObject({ message: "content is required when data is null", extensions: { code: "VALIDATION_ERROR" } });
+  });
+
   it("memory(id): the memory, or null when it is missing", async () => {
     const memory = await create({ content: "find me" });
     const found = await suite.user.api.graphql(`query ($id: ID!) { memory(id: $id) { ${FIELDS} } }`, { id: memory.id });

@@ -115,6 +115,21 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
       const res = await suite.user.api.put(`/api/v1/memories/${created.id}`, { ...fetched, content: "round trip 2" });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ content: "round trip 2", tags: ["t"] });
+      // another memory's body sent to this one's path is a mistake, on PUT and PATCH, and on a thread's PATCH
+      const other = (await suite.user.api.post("/api/v1/memory", { content: "another" })).body;
+      const thread = (await suite.user.api.post("/api/v1/threads", { title: "one" })).body;
+      for (const [path, body] of [
+        [`/api/v1/memories/${created.id}`, { ...other, content: "mixed up" }],
+        [`/api/v1/threads/${thread.id}`, { id: other.id, title: "mixed up" }],
+      ] as const) {
+        const method = path.includes("threads") ? ["patch"] as const : ["put", "patch"] as const;
+        for (const verb of method) {
+          const mixed = await suite.user.api[verb](path, body);
+          expect(mixed.status).toBe(400);
+          expect(mixed.body.error).toEqual({ code: "VALIDATION_ERROR", message: "id must be the id in the path, or left out: a record's id cannot be changed" });
+        }
+      }
+      expect((await suite.user.api.get(`/api/v1/memories/${created.id}`)).body.content).toBe("round trip 2");
     });
 
     it("needs content", async () => {

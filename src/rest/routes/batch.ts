@@ -37,7 +37,9 @@ const failure = (error: AppError): RestItemResult => ({ success: false, error: r
 /** The items of a batch body, a bare array or {"memories": [...], "dedupe"?: boolean}, and its `dedupe`. */
 function itemsOf(body: unknown): { items: unknown[]; dedupe?: boolean } {
   if (Array.isArray(body)) return { items: body };
-  if (isPlainObject(body) && Array.isArray(body.memories) && Object.keys(body).every((key) => key === "memories" || key === "dedupe")) {
+  if (isPlainObject(body) && Array.isArray(body.memories)) {
+    const unknown = Object.keys(body).find((key) => key !== "memories" && key !== "dedupe");
+    if (unknown !== undefined) throw invalid(unknown, "is not a field of a batch (memories, dedupe)");
     if (body.dedupe !== undefined && typeof body.dedupe !== "boolean") throw invalid("dedupe", "must be true or false");
     return { items: body.memories, dedupe: body.dedupe };
   }

@@ -5,6 +5,7 @@ import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
 import { MEMORY_FRAGMENT, memoryInputOf, restMemory, type MemoryView } from "../memory-wire.ts";
 import type { QueryInputs } from "../query-params.ts";
+import { ofPathId } from "../wire-shape.ts";
 import type { RestHandler, Router } from "../router.ts";
 
 const getMemory = new Operation<{ memory: MemoryView | null }>(/* GraphQL */ `
@@ -42,7 +43,7 @@ const writing =
   <Field extends string>(field: Field, operation: Operation<Record<Field, MemoryView>>): RestHandler =>
   async ({ params, query, body, schema, context }) => {
     const notes = legacyQuery(query);
-    const input = memoryInputOf(withoutLegacyFields(await body(), notes));
+    const input = memoryInputOf(withoutLegacyFields(ofPathId(await body(), params.id), notes));
     const data = await operation.run(schema, context, { id: params.id, input });
     return { status: 200, body: restMemory(data[field]), ...notes.headers() };
   };

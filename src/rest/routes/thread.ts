@@ -7,6 +7,7 @@ import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
 import { pageSelection, restPage } from "../page-wire.ts";
 import type { RestHandler, Router } from "../router.ts";
+import { ofPathId } from "../wire-shape.ts";
 import { restThread, THREAD_FRAGMENT, THREAD_WITH_MEMORIES_FRAGMENT, threadInputOf, type ThreadView } from "../thread-wire.ts";
 
 const createThread = new Operation<{ createThread: ThreadView }>(/* GraphQL */ `
@@ -158,7 +159,7 @@ const updateDoc: RouteDoc = {
 /** PATCH /api/v1/threads/{id} */
 export const update: RestHandler = async ({ params, query, body, schema, context }) => {
   query.only([]);
-  const { updateThread: thread } = await updateThread.run(schema, context, { id: params.id, input: threadInputOf(await body()) });
+  const { updateThread: thread } = await updateThread.run(schema, context, { id: params.id, input: threadInputOf(ofPathId(await body(), params.id)) });
   return { status: 200, body: restThread(thread) };
 };
 
