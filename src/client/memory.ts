@@ -56,8 +56,10 @@ export class Memories {
 
   /** GET /api/v1/memory: await for one page, `for await` for every memory across pages. */
   list(params: ListMemoriesParams = {}): PageRequest<MemoryPage, Memory> {
-    const { offset, cursor, filter, ...rest } = params;
-    const query = { ...rest, filter: filterParam(filter) };
+    const { offset, cursor, filter, tags, ...rest } = params;
+    // a list in a query string is comma-separated: a tag holding a comma travels in the filter's JSON
+    const split = tags?.some((tag) => tag.includes(",")) ? { tags } : {};
+    const query = { ...rest, tags: "tags" in split ? undefined : tags, filter: filterParam(withinFilter(filter, split)) };
     return new PageRequest(
       (at) => this.transport.request<MemoryPage>({ method: "GET", path: "/api/v1/memory", query: { ...query, ...at } }),
       (page) => page.memories,
@@ -66,10 +68,12 @@ export class Memories {
   }
 
   async search(params: SearchParams): Promise<SearchResponse> {
+    // POSTed: a long query fits no URL (the server refuses request lines over 16 KB), and a tag may hold a comma
+    const { query, limit, filter, ...simple } = params;
     const response = await this.transport.request<{ results: WireSearchResult[]; total: number }>({
-      method: "GET",
+      method: "POST",
       path: "/api/v1/memory/search",
-      query: { ...params, filter: filterParam(params.filter) },
+      body: { query, limit, filter: withinFilter(filter, simple) },
     });
     return { ...response, results: response.results.map((result) => ({ ...result, relevance_score: result.score })) };
   }
@@ -125,7 +129,18 @@ export class Memories {
 }
 
 /** A filter travels in the query string as JSON. */
-const filterParam = (filter: MemoryFilter | undefined) => (filter === undefined ? undefined : JSON.stringify(filter));
+const filterParam = (filter: WireFilter | undefined) => (filter === undefined ? undefined : JSON.stringify(filter));
+
+/** A filter as sent: a search's also holds its dates. */
+type WireFilter = MemoryFilter | Record<string, unknown>;
+
+/** `filter` with conditions given as their own parameters (`simple`); a field named by both must hold in both. */
+function withinFilter(filter: MemoryFilter | undefined, simple: Record<string, unknown>): WireFilter | undefined {
+  const given = Object.fromEntries(Object.entries(simple).filter(([, value]) => value !== undefined));
+  if (Object.keys(given).length === 0) return filter;
+  if (filter === undefined) return given;
+  return Object.keys(given).some((key) => key in filter) ? { and: [filter, given] } : { ...filter, ...given };
+}
 
 const memoryPath = (id: string) => `/api/v1/memories/${encodeURIComponent(id)}`;
 

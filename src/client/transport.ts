@@ -57,6 +57,8 @@ export class Transport {
       : request.body === undefined
         ? undefined
         : { text: JSON.stringify(request.body), type: "application/json" };
+    // whether an earlier attempt may have done the work: no answer came, or a 5xx (a 429 did nothing)
+    let mayHaveRun = false;
     for (let attempt = 1; ; attempt++) {
       const info: AttemptInfo = {
         method: request.method,
@@ -69,6 +71,10 @@ export class Transport {
       const started = performance.now();
       const outcome = await this.attempt(info, body, request.ndjsonAnswer === true);
       if (outcome.ok) return outcome.value as T;
+      // a delete retried after an attempt that may have made it finds nothing left: that attempt's success
+      // (every DELETE of the API answers nothing the caller needs)
+      if (request.method === "DELETE" && mayHaveRun && outcome.error.status === 404) return undefined as T;
+      mayHaveRun ||= outcome.error.status !== 429;
       const durationMs = performance.now() - started;
       const next = this.afterFailure(outcome, attempt);
       if ("error" in next) {

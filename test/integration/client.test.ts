@@ -150,6 +150,25 @@ describe.runIf(databaseAgnosticRun())("client library against the server", () =>
       expect(error).toMatchObject({ code: "VALIDATION_ERROR", status: 400, message: "content is required" });
     });
 
+    it("delete resolves when the response to it is lost and the retry finds the memory gone, and so does a thread's", async () => {
+      const owner = await suite.server.newUser();
+      const memory = (await owner.api.post("/api/v1/memory", { content: "deleted once" })).body;
+      const thread = (await owner.api.post("/api/v1/threads", { title: "deleted once" })).body;
+      for (const remove of [(c: MemoryClient) => c.memories.delete(memory.id), (c: MemoryClient) => c.threads.delete(thread.id)]) {
+        const proxy = await responseLosingProxy(suite.server.url);
+        try {
+          const errors: string[] = [];
+          const viaProxy = new MemoryClient({ apiKey: owner.key, baseUrl: proxy.url, retryDelay: 10, hooks: { onError: (event) => void errors.push(event.error.code) } });
+          expect(await remove(viaProxy)).toBeUndefined();
+          expect(errors).toEqual(["NETWORK_ERROR"]);
+        } finally {
+          await proxy.close();
+        }
+      }
+      expect((await owner.api.get(`/api/v1/memories/${memory.id}`)).status).toBe(404);
+      expect((await owner.api.get(`/api/v1/threads/${thread.id}`)).status).toBe(404);
+    });
+
     it("delete resolves with nothing; the memory is gone after", async () => {
       const created = await client.memories.create({ content: "delete me" });
       expect(await client.memories.delete(created.id)).toBeUndefined();
@@ -254,6 +273,18 @@ describe.runIf(databaseAgnosticRun())("client library against the server", () =>
       expect(typed.results.map((result) => result.type)).toEqual(["observation"]);
       const future = await searcher.memories.search({ query: "tea", from_date: new Date(Date.now() + 86_400_000) });
       expect(future.results).toEqual([]);
+    });
+
+    it("search takes a query longer than a URL holds; list and search match a tag that holds a comma", async () => {
+      const searcher = clientFor((await suite.server.newUser()).key);
+      const comma = await searcher.memories.create({ content: "tea, green and black", tags: ["a,b", "c"] });
+      await searcher.memories.create({ content: "tea, but tagged apart", tags: ["a", "b"] });
+      const long = await searcher.memories.search({ query: "tea ".repeat(5000) });
+      expect(long.total).toBe(2);
+      expect((await searcher.memories.list({ tags: ["a,b"] })).memories.map((m) => m.id)).toEqual([comma.id]);
+      expect((await searcher.memories.list({ tags: ["a,b"], filter: { tags: ["c"] } })).memories.map((m) => m.id)).toEqual([comma.id]);
+      expect((await searcher.memories.search({ query: "tea", tags: ["a,b"] })).results.map((r) => r.id)).toEqual([comma.id]);
+      expect((await searcher.memories.search({ query: "tea", tags: ["c"], filter: { tags: ["a"] } })).results).toEqual([]);
     });
 
     it("search and recall take a filter with metadata conditions", async () => {

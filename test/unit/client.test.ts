@@ -455,7 +455,7 @@ describe("memories.list", () => {
 });
 
 describe("memories.search", () => {
-  it("GETs /api/v1/memory/search with every parameter; dates as ISO 8601", async () => {
+  it("POSTs /api/v1/memory/search with every parameter, the simple ones in the filter; dates as ISO 8601", async () => {
     service.script(answer(200, { results: [], total: 0 }));
     await client.memories.search({
       query: "what do I drink?",
@@ -466,15 +466,12 @@ describe("memories.search", () => {
       to_date: "2025-02-01T00:00:00.000Z",
     });
     expect(service.seen[0]).toMatchObject({
-      method: "GET",
+      method: "POST",
       path: "/api/v1/memory/search",
-      query: {
+      body: {
         query: "what do I drink?",
-        limit: "5",
-        type: "preference",
-        tags: "drinks,morning",
-        from_date: "2025-01-01T00:00:00.000Z",
-        to_date: "2025-02-01T00:00:00.000Z",
+        limit: 5,
+        filter: { type: "preference", tags: ["drinks", "morning"], from_date: "2025-01-01T00:00:00.000Z", to_date: "2025-02-01T00:00:00.000Z" },
       },
     });
   });
