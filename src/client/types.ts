@@ -37,6 +37,8 @@ export interface CreatedMemory extends Memory {
 export type ContentInput = { content: MemoryContent; data?: undefined } | { data: JsonObject; content?: undefined };
 
 export interface MemoryFields {
+  /** Archived memories stay listed (is_archived filters them) but are left out of search and recall. */
+  is_archived?: boolean;
   /** Known values: preference, observation, journal, task, insight. */
   type?: string | null;
   tags?: string[] | null;
@@ -55,11 +57,10 @@ export type CreateMemoryInput = ContentInput &
   };
 
 /** PATCH: what is sent changes, what is left out stays; `null` clears a field. */
-export type UpdateMemoryInput = (ContentInput | { content?: undefined; data?: undefined }) &
-  MemoryFields & { is_archived?: boolean };
+export type UpdateMemoryInput = (ContentInput | { content?: undefined; data?: undefined }) & MemoryFields;
 
 /** PUT: every writable field; what is left out goes back to its default. */
-export type ReplaceMemoryInput = ContentInput & MemoryFields & { is_archived?: boolean };
+export type ReplaceMemoryInput = ContentInput & MemoryFields;
 
 /** A scalar a metadata condition compares: ranges compare numbers, or ISO 8601 dates given as strings. */
 export type MetadataScalar = string | number | boolean;
@@ -141,6 +142,8 @@ interface FoundMemory {
   tags?: string[];
   metadata?: JsonObject;
   thread_id?: string | null;
+  is_archived?: boolean;
+  expires_at?: string | null;
   created_at?: string;
   updated_at?: string;
 }
