@@ -64,10 +64,10 @@ export class RateLimit {
     return new RateLimit(window("rl", config.rateLimit), window("auth-fail", config.authFailureLimit), redis, onRejected);
   }
 
-  /** Counts one request of the key; throws RATE_LIMITED (with Retry-After) past the limit. */
-  async consume(keyId: string): Promise<RateLimitState> {
+  /** Counts one request of the key (or `points`); throws RATE_LIMITED (with Retry-After) past the limit. */
+  async consume(keyId: string, points = 1): Promise<RateLimitState> {
     try {
-      return { headers: this.perKey.headers(await this.perKey.limiter.consume(keyId)) };
+      return { headers: this.perKey.headers(await this.perKey.limiter.consume(keyId, points)) };
     } catch (outcome) {
       if (!(outcome instanceof RateLimiterRes)) throw outcome;
       this.onRejected();

@@ -48,6 +48,24 @@ describe.runIf(databaseAgnosticRun())("rate limits", () => {
     expect(again.headers.get("x-ratelimit-remaining")).toBe("4");
   });
 
+  it("counts each mutation of a GraphQL document as a request, aliases and fragments included, refusing before any runs", async () => {
+    const own = await startTestServer({ RATE_LIMIT_MAX: "10", RATE_LIMIT_WINDOW_SECONDS: "60" });
+    onTestFinished(() => own.close());
+    const user = await own.newUser();
+    const creates = (n: number) => Array.from({ length: n }, (_, i) => `c${i}: createMemory(input: { content: "aliased ${n} ${i}" }) { id }`).join(" ");
+    const stored = async () => (await own.app.services.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM memories WHERE user_id = $1::uuid", [user.userId]))[0]!.n;
+    // four aliases and one through a fragment: five requests, the document's own among them
+    const five = await user.api.graphql(`mutation { ${creates(4)} ...more } fragment more on Mutation { f: createMemory(input: { content: "by fragment" }) { id } }`);
+    expect(five.status, five.text).toBe(200);
+    expect(await stored()).toBe(5);
+    expect(Number((await user.api.graphql("{ me { id } }")).headers.get("x-ratelimit-remaining"))).toBe(4);
+    const six = await user.api.graphql(`mutation { ${creates(6)} }`);
+    expect(six.status).toBe(429);
+    expect(six.body.errors?.[0]?.extensions?.code).toBe("RATE_LIMITED");
+    expect(Number(six.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await stored()).toBe(5);
+  });
+
   it("counts per key: one key at its limit does not hold back another", async () => {
     const noisy = await suite.server.newUser();
     const quiet = await suite.server.newUser();
