@@ -3,7 +3,8 @@
 // 1. latency from just before a REST create is sent to an SSE subscriber's receipt of its memory.created, and to
 //    a webhook receiver's receipt of its delivery (p50/p95), one write at a time;
 // 2. REST create throughput with nobody listening, with 10 SSE subscribers, with 2 webhooks and with both, taking
-//    turns `--rounds` times, each round in another order (each figure is the median of a scenario's runs); target:
+//    turns `--rounds` times, each round in another order, each run a user of its own with its own listeners (each
+//    figure is the median of a scenario's runs); target:
 //    with both, at most 15% lower than with nobody, as the median of each round's drop. The listeners run in a
 //    worker thread (lib/listeners-thread.ts), off the load generator's event loop, the webhook receivers counting
 //    deliveries without an HTTP framework (lib/counting-receiver.ts); their CPU per 1 000 creates is printed
@@ -50,17 +51,17 @@ async function createMemory(content: string): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
-async function addWebhook(url: string): Promise<string> {
+async function addWebhook(url: string, headers = auth): Promise<string> {
   const res = await fetch(`${server.url}/api/v1/webhooks`, {
     method: "POST",
-    headers: auth,
+    headers,
     body: JSON.stringify({ url, events: ["memory.created"] }),
   });
   if (res.status !== 201) throw new Error(`webhook registration answered ${res.status}`);
   return ((await res.json()) as { id: string }).id;
 }
 
-const removeWebhook = (id: string) => fetch(`${server.url}/api/v1/webhooks/${id}`, { method: "DELETE", headers: auth });
+const removeWebhook = (id: string, headers = auth) => fetch(`${server.url}/api/v1/webhooks/${id}`, { method: "DELETE", headers });
 
 interface Throughput {
   rps: number;
@@ -73,14 +74,14 @@ interface Throughput {
   listenersCpuPerThousand?: number;
 }
 
-async function throughput(seconds = duration): Promise<Throughput> {
+async function throughput(seconds = duration, headers = auth): Promise<Throughput> {
   const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
   const loopBefore = cpuSeconds(server.pid, server.pid) ?? Number.NaN;
   const result = await autocannon({
     url: server.url,
     connections,
     duration: seconds,
-    headers: auth,
+    headers,
     // a text of its own each, as a chat application's turns are (bench:http does the same)
     requests: [{ setupRequest: (req) => ({ ...req, method: "POST", path: "/api/v1/memory", body: JSON.stringify({ content: nextTurn(), tags: ["b"] }) }) }],
   });
@@ -132,23 +133,29 @@ try {
 
   // 2. throughput, without and with listeners
   /** REST create throughput while `subscribers` SSE subscribers and `webhooks` endpoints listen. */
+  let users = 0;
   const withListeners = async (subscriberCount: number, webhookCount: number): Promise<Throughput> => {
+    // each run writes as a user of its own, as a chat application's many users each write a turn: one user through
+    // every run passed 50 000 vectors within the first round, after which its graph was built in the background and
+    // every create paid a graph insert, so later runs cost more than earlier ones whatever listened
+    const key = await server.newKey(`events-${++users}@example.com`);
+    const headers = { ...auth, authorization: `Bearer ${key}` };
     const listeners = await ListenersThread.start({
       url: server.url,
-      key: server.key,
+      key,
       query: MEMORY_EVENTS,
       subscribers: subscriberCount,
       webhooks: webhookCount,
     });
-    const hooks = await Promise.all(listeners.receiverUrls.map(addWebhook));
+    const hooks = await Promise.all(listeners.receiverUrls.map((url) => addWebhook(url, headers)));
     // each run's listeners are new to the server (new endpoints, new streams), and its first seconds with them
     // cost more than the rest (20 s runs measured 0.16 ms of server CPU a create for 2 webhooks, 8 s runs 0.41-0.45):
     // the load runs `settle` seconds before the run is measured, as a server with lasting listeners would be
-    const settled = settle > 0 ? (await throughput(settle)).creates : 0;
-    const measured = await throughput();
+    const settled = settle > 0 ? (await throughput(settle, headers)).creates : 0;
+    const measured = await throughput(duration, headers);
     // the run's deliveries are all made before the next run starts
     const listenersCpu = await listeners.finish(Math.floor((settled + measured.creates) * 0.99));
-    await Promise.all(hooks.map(removeWebhook));
+    await Promise.all(hooks.map((id) => removeWebhook(id, headers)));
     return { ...measured, listenersCpuPerThousand: (listenersCpu * 1000) / (settled + measured.creates) };
   };
   // the server's creates get faster over their first 20 s or so (after an 8 s warm-up, the first run was the
