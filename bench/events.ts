@@ -72,6 +72,8 @@ interface Throughput {
   loopCpuPerThousand: number;
   /** The bench's listeners' CPU seconds per 1 000 creates (0 with none): they share the server's cores. */
   listenersCpuPerThousand?: number;
+  /** How long after the run's last create its receivers had its deliveries (ms): the deliveries' lag under load. */
+  catchUpMs?: number;
 }
 
 async function throughput(seconds = duration, headers = auth): Promise<Throughput> {
@@ -154,9 +156,11 @@ try {
     const settled = settle > 0 ? (await throughput(settle, headers)).creates : 0;
     const measured = await throughput(duration, headers);
     // the run's deliveries are all made before the next run starts
+    const ended = performance.now();
     const listenersCpu = await listeners.finish(Math.floor((settled + measured.creates) * 0.99));
+    const catchUpMs = performance.now() - ended;
     await Promise.all(hooks.map((id) => removeWebhook(id, headers)));
-    return { ...measured, listenersCpuPerThousand: (listenersCpu * 1000) / (settled + measured.creates) };
+    return { ...measured, listenersCpuPerThousand: (listenersCpu * 1000) / (settled + measured.creates), ...(webhookCount ? { catchUpMs } : {}) };
   };
   // the server's creates get faster over their first 20 s or so (after an 8 s warm-up, the first run was the
   // slowest of its scenario in each of four runs)
@@ -181,7 +185,7 @@ try {
   }
   const medianOf = (of: readonly Throughput[], field: (run: Throughput) => number) => percentile([...of.map(field)].sort((a, b) => a - b), 50);
   printTable(
-    ["REST creates (median)", "req/s", "req/s of each run", "server CPU s/1000", "event loop CPU s/1000", "listeners CPU s/1000"],
+    ["REST creates (median)", "req/s", "req/s of each run", "server CPU s/1000", "event loop CPU s/1000", "listeners CPU s/1000", "deliveries done, ms after"],
     scenarios.map(([name], i) => [
       name,
       Math.round(medianOf(runs[i]!, (run) => run.rps)),
@@ -189,6 +193,7 @@ try {
       medianOf(runs[i]!, (run) => run.cpuPerThousand),
       medianOf(runs[i]!, (run) => run.loopCpuPerThousand),
       medianOf(runs[i]!, (run) => run.listenersCpuPerThousand ?? Number.NaN),
+      runs[i]![0]?.catchUpMs === undefined ? "-" : Math.round(medianOf(runs[i]!, (run) => run.catchUpMs ?? Number.NaN)),
     ]),
   );
   const drops = runs[3]!.map((both, round) => 1 - both.rps / runs[0]![round]!.rps);
