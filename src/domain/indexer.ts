@@ -245,6 +245,9 @@ export class Indexer {
    */
   start(): void {
     this.started = true;
+    this.index.onEmptied?.((embedderId) => {
+      if (embedderId === this.embedder.id) void this.queueEvery();
+    });
     const prepare = async () => {
       try {
         await backfillTerms(this.db, this.logger);
@@ -312,6 +315,25 @@ export class Indexer {
         { memories: queued.length, embedder: this.embedder.id },
         "memories without a vector of this embedder: embedding them in the background (search answers meanwhile)",
       );
+    }
+  }
+
+  /** Queues every memory with a vector of this embedder: the index lost them (onEmptied), the database has them. */
+  private async queueEvery(): Promise<void> {
+    try {
+      const queued = await this.db.sql.query<{ id: string }>(
+        `INSERT INTO index_tasks (memory_id, user_id)
+         SELECT m.id, m.user_id FROM memories m
+          WHERE m.embedder = $1 AND NOT EXISTS (SELECT 1 FROM index_tasks t WHERE t.memory_id = m.id)
+         RETURNING id`,
+        [this.embedder.id],
+      );
+      if (queued.length > 0) {
+        this.logger.warn({ memories: queued.length, embedder: this.embedder.id }, "the vector index had none of these memories' vectors: writing them again");
+        this.wake();
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, "could not queue the memories the vector index lost; `npm run reindex` writes them again");
     }
   }
 

@@ -171,6 +171,7 @@ export class Metrics implements Instrumentation {
       clear: (embedderId) => index.clear(embedderId),
       count: (embedderId) => index.count(embedderId),
       ...(index.reconcile ? { reconcile: index.reconcile.bind(index) } : {}),
+      ...(index.onEmptied ? { onEmptied: index.onEmptied.bind(index) } : {}),
       ping: () => index.ping(),
       close: () => index.close(),
     };

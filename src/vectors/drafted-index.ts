@@ -108,6 +108,10 @@ export class DraftedIndex implements VectorIndex {
     return this.inner.reconcile?.bind(this.inner);
   }
 
+  get onEmptied(): VectorIndex["onEmptied"] {
+    return this.inner.onEmptied?.bind(this.inner);
+  }
+
   ping(): Promise<void> {
     return this.inner.ping();
   }

@@ -53,6 +53,11 @@ export class QdrantIndex implements VectorIndex {
   readonly kind = "qdrant";
   /** By embedder: the collection's name, and whether its points hold metadata. */
   private readonly collections = new Map<string, { name: string; holdsMetadata: boolean }>();
+  /** By embedder: the size of its vectors, to make its collection again should it go. */
+  private readonly dimensions = new Map<string, number>();
+  /** Who hears that an embedder's collection was made afresh (onEmptied), and what they have not heard yet. */
+  private emptiedListener: ((embedderId: string) => void) | undefined;
+  private readonly emptiedUnheard = new Set<string>();
 
   private constructor(
     private readonly client: QdrantClient,
@@ -99,16 +104,45 @@ export class QdrantIndex implements VectorIndex {
     }
   }
 
-  private collection(embedderId: string): string {
+  /**
+   * The embedder's collection, made again when an earlier request found it gone (forgotten by `call`): Qdrant's
+   * data is not this process', and a collection deleted, or a server without persistence restarted, loses it.
+   */
+  private async collection(embedderId: string): Promise<string> {
     const collection = this.collections.get(embedderId);
-    if (!collection) throw new Error(`vector index for ${embedderId} is not ensured`);
-    return collection.name;
+    if (collection) return collection.name;
+    const dimensions = this.dimensions.get(embedderId);
+    if (dimensions === undefined) throw new Error(`vector index for ${embedderId} is not ensured`);
+    await this.ensure(embedderId, dimensions);
+    return this.collections.get(embedderId)!.name;
+  }
+
+  /** Runs a request on an embedder's collection; should the collection be gone, it is forgotten, to be made again. */
+  private async onCollection<T>(embedderId: string, operation: string, request: (name: string) => Promise<T>): Promise<T> {
+    const name = await this.collection(embedderId);
+    try {
+      return await this.call(`${operation} ${name}`, () => request(name));
+    } catch (error) {
+      if (statusOf(error instanceof VectorIndexUnavailable ? error.cause : error) === 404) {
+        this.logger.warn({ qdrant: this.where, collection: name }, "the Qdrant collection is gone: making it again, and writing every vector again");
+        this.collections.delete(embedderId);
+      }
+      throw error;
+    }
+  }
+
+  onEmptied(listener: (embedderId: string) => void): void {
+    this.emptiedListener = listener;
+    for (const embedderId of this.emptiedUnheard) listener(embedderId);
+    this.emptiedUnheard.clear();
   }
 
   async ensure(embedderId: string, dimensions: number): Promise<void> {
     if (this.collections.has(embedderId)) return;
+    this.dimensions.set(embedderId, dimensions);
     const name = collectionName(embedderId);
     let info = await this.info(name);
+    const made = !info;
     if (!info) {
       await this.call(`create collection ${name}`, async () => {
         try {
@@ -147,6 +181,11 @@ export class QdrantIndex implements VectorIndex {
       );
     }
     this.collections.set(embedderId, { name, holdsMetadata });
+    // an empty collection where memories may have vectors (a first start makes one too: nothing to write then)
+    if (made) {
+      if (this.emptiedListener) this.emptiedListener(embedderId);
+      else this.emptiedUnheard.add(embedderId);
+    }
   }
 
   searchesWhere(embedderId: string): boolean {
@@ -183,28 +222,25 @@ export class QdrantIndex implements VectorIndex {
   }
 
   async upsert(embedderId: string, points: readonly VectorPoint[]): Promise<void> {
-    const name = this.collection(embedderId);
     for (let i = 0; i < points.length; i += BATCH) {
       const batch = points.slice(i, i + BATCH).map((p) => ({
         id: p.id,
         vector: Array.from(p.vector),
         payload: { ...filterFields(p), ...metadataPayload(p.metadata), version: p.version },
       }));
-      await this.call(`upsert into ${name}`, () => this.client.upsert(name, { wait: true, points: batch }));
+      await this.onCollection(embedderId, "upsert into", (name) => this.client.upsert(name, { wait: true, points: batch }));
     }
   }
 
   async delete(embedderId: string, ids: readonly string[]): Promise<void> {
-    const name = this.collection(embedderId);
     for (let i = 0; i < ids.length; i += BATCH) {
       const batch = ids.slice(i, i + BATCH);
-      await this.call(`delete from ${name}`, () => this.client.delete(name, { wait: true, points: batch }));
+      await this.onCollection(embedderId, "delete from", (name) => this.client.delete(name, { wait: true, points: batch }));
     }
   }
 
   async search(embedderId: string, vector: Float32Array, filter: VectorFilter, limit: number): Promise<VectorHit[]> {
-    const name = this.collection(embedderId);
-    const { points } = await this.call(`search in ${name}`, () =>
+    const { points } = await this.onCollection(embedderId, "search in", (name) =>
       this.client.query(name, { query: Array.from(vector), filter: qdrantFilter(filter), limit, with_payload: false }),
     );
     return points.map((point) => ({ id: String(point.id), score: point.score }));
@@ -215,10 +251,16 @@ export class QdrantIndex implements VectorIndex {
    * Every point written from now on holds metadata: the collection is marked so.
    */
   async clear(embedderId: string): Promise<void> {
-    const collection = this.collections.get(embedderId);
-    const name = this.collection(embedderId);
     // an empty filter matches every point
-    await this.call(`clear ${name}`, () => this.client.delete(name, { wait: true, filter: {} }));
+    try {
+      await this.onCollection(embedderId, "clear", (name) => this.client.delete(name, { wait: true, filter: {} }));
+    } catch (error) {
+      // a collection gone is as clear as it gets: it is made again, empty
+      if (this.collections.has(embedderId)) throw error;
+      await this.collection(embedderId);
+    }
+    const name = await this.collection(embedderId);
+    const collection = this.collections.get(embedderId);
     if (collection && !collection.holdsMetadata) {
       await this.call(`mark ${name}`, () => this.client.updateCollection(name, { metadata: METADATA_MARK }));
       collection.holdsMetadata = true;
@@ -226,8 +268,7 @@ export class QdrantIndex implements VectorIndex {
   }
 
   async count(embedderId: string): Promise<number> {
-    const name = this.collection(embedderId);
-    const { count } = await this.call(`count ${name}`, () => this.client.count(name, { exact: true }));
+    const { count } = await this.onCollection(embedderId, "count", (name) => this.client.count(name, { exact: true }));
     return count;
   }
 

@@ -86,6 +86,12 @@ export interface VectorIndex {
    * again) and the ids it holds that should not be there (to delete).
    */
   reconcile?(embedderId: string, versions: ReadonlyMap<string, number>): Promise<{ stale: string[]; extra: string[] }>;
+  /**
+   * For an index kept outside this process, which can lose an embedder's points without this process knowing (a
+   * Qdrant collection deleted, or a server without persistence restarted): `listener` hears each time the index
+   * found them gone and made room for them again (at start-up too), so that every memory's vector is written again.
+   */
+  onEmptied?(listener: (embedderId: string) => void): void;
   /** Whether the index is reachable, for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

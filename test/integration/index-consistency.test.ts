@@ -10,7 +10,8 @@ import { insertMemories } from "../../src/domain/memory-rows.ts";
 import { BuiltinEmbedder } from "../../src/embeddings/builtin.ts";
 import type { Embedder } from "../../src/embeddings/embedder.ts";
 import { FakeQdrant } from "../support/fake-qdrant.ts";
-import { databaseUnavailable, databaseUnderTest, persistentDatabase, startTestServer } from "../support/server.ts";
+import { HttpClient } from "../support/http.ts";
+import { databaseUnavailable, databaseUnderTest, persistentDatabase, startTestServer, type TestServer } from "../support/server.ts";
 import { replacing } from "../support/wrap-index.ts";
 
 /** Wraps an index so that its writes fail while `failing` is true. */
@@ -73,6 +74,36 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
     } finally {
       await server.close();
       await qdrant?.close();
+    }
+  });
+
+  it("makes a Qdrant collection lost behind its back again, with every memory's vector, at once and at the next start", async () => {
+    const qdrant = await FakeQdrant.start();
+    const env = { ...database.env, QDRANT_URL: qdrant.url };
+    let server = await startTestServer(env);
+    try {
+      const user = await server.newUser();
+      const ids: string[] = [];
+      for (const content of ["the spare key is under the blue flowerpot", "the boat is moored at pier nine", "tea at four"]) {
+        ids.push((await user.api.post("/api/v1/memory", { content })).body.id);
+      }
+      const points = async (at: TestServer) => (await at.app.services.index.count(at.app.services.embedder.id));
+      await until(() => points(server), (n) => n === 3);
+      // Qdrant restarted without persistence: the collection is gone
+      qdrant.collections.clear();
+      // the first search finds it gone (a 503, as while Qdrant is away); the collection is made again and refilled
+      expect((await user.api.get("/api/v1/memory/search?query=spare%20key")).status).toBe(503);
+      await until(() => points(server), (n) => n === 3);
+      expect((await searchIds(user.api, "spare key flowerpot"))[0]).toBe(ids[0]);
+      // and across a restart, lost while the service was away
+      await server.close();
+      qdrant.collections.clear();
+      server = await startTestServer(env);
+      await until(() => points(server), (n) => n === 3);
+      expect((await searchIds(new HttpClient(server.url, user.key), "boat moored pier"))[0]).toBe(ids[1]);
+    } finally {
+      await server.close();
+      await qdrant.close();
     }
   });
 
