@@ -22,6 +22,14 @@ const int = (min: number, max: number = Number.MAX_SAFE_INTEGER) => {
 const url = (protocols: string[]) =>
   z.url({ protocol: new RegExp(`^(${protocols.join("|")})$`), error: `expected a ${protocols[0]}:// URL` });
 
+// a service's address, to which the client adds its own paths: a query or fragment would be dropped, and a key
+// has its own setting (a user and password in the URL would be sent, and logged with it)
+const serviceUrl = (protocols: string[]) =>
+  url(protocols).refine((value) => {
+    const parsed = new URL(value);
+    return !parsed.username && !parsed.password && !parsed.search && !parsed.hash;
+  }, "must have no user, password, query or fragment (a key goes in its own setting)");
+
 // exact origins, as browsers send them in Origin: a trailing slash or a path would silently never match
 const origins = z.string().transform((value, ctx) => {
   const list = value.split(",").map((origin) => origin.trim()).filter(Boolean);
@@ -53,12 +61,12 @@ const schema = z.object({
 
   VECTOR_INDEX: z.enum(["auto", "usearch", "pgvector", "exact"]).default("auto"),
   EXACT_SEARCH_MAX_MEMORIES: int(1).default(5_000),
-  QDRANT_URL: url(["http", "https"]).optional(),
+  QDRANT_URL: serviceUrl(["http", "https"]).optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
   EMBEDDER: z.enum(["auto", "use", "hash", "openai"]).default("auto"),
   EMBEDDING_THREADS: int(1, 64).default(Math.min(4, availableParallelism())),
   OPENAI_API_KEY: z.string().min(1).optional(),
-  OPENAI_BASE_URL: url(["http", "https"]).optional(),
+  OPENAI_BASE_URL: serviceUrl(["http", "https"]).optional(),
   EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
   EMBEDDING_DIMENSIONS: int(1, 16000).optional(),
 

@@ -26,6 +26,10 @@ describe("a setting the server cannot start with", () => {
     ["WEBHOOK_RETRY_BASE_MS", "9007199254740991", "WEBHOOK_RETRY_BASE_MS: expected a whole number from 1 to 86400000"],
     // PGlite's 32-bit heap: 2048 passed the check and the start failed with a stack trace
     ["PGLITE_SHARED_BUFFERS_MB", "2048", "PGLITE_SHARED_BUFFERS_MB: expected a whole number from 1 to 1024"],
+    // the embedder refused these at start, with a stack trace (helper-18); Qdrant's client dropped the query
+    ["OPENAI_BASE_URL", "http://user:pw@127.0.0.1:4810/v1", "OPENAI_BASE_URL: must have no user, password, query or fragment"],
+    ["OPENAI_BASE_URL", "http://127.0.0.1:4810/v1?x=1", "OPENAI_BASE_URL: must have no user, password, query or fragment"],
+    ["QDRANT_URL", "http://127.0.0.1:6333/?collection=x", "QDRANT_URL: must have no user, password, query or fragment"],
   ])("%s=%s is refused with the range it must be in", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
