@@ -65,6 +65,7 @@ const schema = z.object({
   QDRANT_API_KEY: z.string().min(1).optional(),
   EMBEDDER: z.enum(["auto", "use", "hash", "openai"]).default("auto"),
   EMBEDDING_THREADS: int(1, 64).default(Math.min(4, availableParallelism())),
+  EMBEDDER_WAIT_MS: int(1, 600_000).default(10_000),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: serviceUrl(["http", "https"]).optional(),
   EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
@@ -195,6 +196,8 @@ export interface Config {
   embedder: "use" | "hash" | "openai";
   /** Worker threads of the sentence encoder. */
   embeddingThreads: number;
+  /** How long a request waits for the embedder (a create's vector, a search's query) before going on without it. */
+  embedderWaitMs: number;
   openai: { apiKey: string; baseUrl: string | undefined; model: string; dimensions: number | undefined } | undefined;
   /** Live API keys a user may hold when making their own (createApiKey); the CLI is not bound by it. */
   maxKeysPerUser: number;
@@ -277,6 +280,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
     embedder: e.EMBEDDER === "auto" ? (openaiConfigured ? "openai" : "use") : e.EMBEDDER,
     embeddingThreads: e.EMBEDDING_THREADS,
+    embedderWaitMs: e.EMBEDDER_WAIT_MS,
     openai: openaiConfigured
         ? {
             // local OpenAI-compatible servers (Ollama, vLLM, TEI) accept any key

@@ -1,6 +1,7 @@
 import type { Database } from "../db/database.ts";
 import { packBytes, unpackSql } from "../db/packed-bytes.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
+import { waitAtMost } from "../embeddings/wait-at-most.ts";
 import type { Logger } from "../logger.ts";
 import { bytesToVector, storedToVector, vectorToStored } from "../vectors/codec.ts";
 import { backfillTerms } from "./lexical.ts";
@@ -75,6 +76,8 @@ export class Indexer {
     private readonly embedder: Embedder,
     private readonly index: DraftedIndex,
     private readonly logger: Logger,
+    /** How long a write waits for its vector (EMBEDDER_WAIT_MS) before it is stored without and embedded later. */
+    private readonly writeWaitMs: number,
   ) {}
 
   /**
@@ -90,7 +93,7 @@ export class Indexer {
   async embedForWrite(texts: readonly string[]): Promise<Float32Array[] | null> {
     if (this.embedder.deferWrites) return null;
     try {
-      return await this.embedder.embed(texts);
+      return await waitAtMost(this.embedder.embed(texts), this.writeWaitMs);
     } catch (error) {
       this.logger.warn({ err: error, embedder: this.embedder.id }, "embedding failed; the memory is stored and will be embedded later");
       return null;
@@ -165,7 +168,9 @@ export class Indexer {
           `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE memory_id = ANY($1::uuid[])`,
           [[...next.ids]],
         );
-        await this.apply(tasks, next.fresh);
+        // a request waits for this: a memory without its vector is left to the background (embedForWrite has
+        // waited for it as long as a request may)
+        await this.apply(tasks, next.fresh, false);
       }
       // a memory changed since its insert has a task now, which the flush applied as the memory is now
       await this.applyUntasked([...next.untasked.values()].filter((row) => !next.ids.has(row.id)));
@@ -367,14 +372,16 @@ export class Indexer {
     return run;
   }
 
-  private async apply(tasks: Task[], fresh?: FreshRows): Promise<void> {
+  private async apply(tasks: Task[], fresh?: FreshRows, embed = true): Promise<void> {
     if (tasks.length === 0) return;
     const memoryIds = [...new Set(tasks.map((task) => task.memoryId))];
     try {
       const rows = await this.currentRows(tasks, memoryIds, fresh);
       const present = new Set(rows.map((row) => row.id));
       const deferred = this.embedder.deferWrites;
-      const unembedded = new Set(deferred ? rows.filter((row) => !this.hasVector(row)).map((row) => row.id) : await this.embedMissing(rows));
+      const unembedded = new Set(
+        deferred || !embed ? rows.filter((row) => !this.hasVector(row)).map((row) => row.id) : await this.embedMissing(rows),
+      );
       await this.upsertRows(rows);
       // a memory waiting for its vector leaves the index meanwhile (its old vector no longer says what it holds),
       // and is searchable under a draft of its new one

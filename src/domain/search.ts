@@ -4,6 +4,7 @@ import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
+import { waitAtMost } from "../embeddings/wait-at-most.ts";
 import { cosine, storedToVector } from "../vectors/codec.ts";
 import { ExactIndex } from "../vectors/exact.ts";
 import { checkFilterThreadId, checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
@@ -54,6 +55,8 @@ export class SearchService {
     private readonly index: VectorIndex,
     private readonly limits: Limits,
     exactSearchMaxMemories: number,
+    /** How long a search waits for its query's vector (EMBEDDER_WAIT_MS) before answering 503. */
+    private readonly queryWaitMs: number,
     /** the embedded database's copy of users' terms (term-index.ts), which BM25 reads when it has the user's */
     private readonly terms?: TermIndex,
   ) {
@@ -85,7 +88,7 @@ export class SearchService {
   /** The embedding of a query; 503 when the embedder cannot be reached. */
   async embedQuery(query: string): Promise<Float32Array> {
     try {
-      const [vector] = await this.embedder.embed([query]);
+      const [vector] = await waitAtMost(this.embedder.embed([query]), this.queryWaitMs);
       return vector!;
     } catch (error) {
       throw new AppError("SERVICE_UNAVAILABLE", "The embedding service is unavailable; try again shortly", { cause: error });

@@ -107,11 +107,11 @@ function createServices(
   const totals = new ListTotals(db.singleWriter);
   const deliveries = new DeliveryWorker(db, config.webhooks, logger);
   const relay = new EventRelay(db, events, logger, deliveries, webhookBody);
-  const indexer = new Indexer(db, embedder, index, logger);
+  const indexer = new Indexer(db, embedder, index, logger, config.embedderWaitMs);
   const termStats = new TermStats(db, totals);
   const termIndex = db.singleWriter ? new TermIndex(db, logger) : undefined;
   if (termIndex) totals.watch((userId, memoryIds) => termIndex.changed(userId, memoryIds));
-  const search = new SearchService(db, embedder, index, config.limits, config.exactSearchMaxMemories, termIndex);
+  const search = new SearchService(db, embedder, index, config.limits, config.exactSearchMaxMemories, config.embedderWaitMs, termIndex);
   const memories = new MemoryService(new DuplicateGuard(db, embedder, logger, config.dedupe), db, config.limits, totals, indexer, relay);
   const history = new HistoryService(db, config.historyRetentionDays, logger);
   return {

@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../src/config.ts";
@@ -122,6 +123,34 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
       expect(found).toContain(created.body.id);
     } finally {
       await second.app.close();
+    }
+  });
+
+  it("waits EMBEDDER_WAIT_MS at most for an embedder that hangs: a create is stored without its vector, a search answers 503", async () => {
+    const builtin = new BuiltinEmbedder();
+    const hanging = { on: true };
+    const embedder: Embedder = {
+      id: builtin.id,
+      dimensions: builtin.dimensions,
+      deferWrites: false,
+      // an endpoint that answers after 3 s (one that never does is cut off by the client's own timeout)
+      embed: (texts) => (hanging.on ? sleep(3_000).then(() => builtin.embed(texts)) : builtin.embed(texts)),
+    };
+    const server = await startTestServer({ DATA_DIR: "memory://", EMBEDDER_WAIT_MS: "300" }, { embedder });
+    try {
+      const user = await server.newUser();
+      const started = performance.now();
+      const created = await user.api.post("/api/v1/memory", { content: "the spare tyre is in the boot" });
+      expect(created.status).toBe(201);
+      const searched = await user.api.get("/api/v1/memory/search?query=spare%20tyre");
+      expect(searched.status).toBe(503);
+      // two waits of 300 ms, not the endpoint's 3 s each
+      expect(performance.now() - started).toBeLessThan(2_500);
+      hanging.on = false;
+      const found = await until(() => searchIds(user.api, "spare tyre boot"), (ids) => ids.includes(created.body.id));
+      expect(found[0]).toBe(created.body.id);
+    } finally {
+      await server.close();
     }
   });
 
