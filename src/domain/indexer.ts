@@ -168,9 +168,7 @@ export class Indexer {
           `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE memory_id = ANY($1::uuid[])`,
           [[...next.ids]],
         );
-        // a request waits for this: a memory without its vector is left to the background (embedForWrite has
-        // waited for it as long as a request may)
-        await this.apply(tasks, next.fresh, false);
+        await this.apply(tasks, next.fresh);
       }
       // a memory changed since its insert has a task now, which the flush applied as the memory is now
       await this.applyUntasked([...next.untasked.values()].filter((row) => !next.ids.has(row.id)));
@@ -201,16 +199,25 @@ export class Indexer {
   }
 
   /** Applies the tasks that are due; returns how many there were. */
-  processDue(): Promise<number> {
+  async processDue(): Promise<number> {
     if (this.embedder.deferWrites) return this.embedDue();
-    return this.serially(async () => {
-      const tasks = await this.db.sql.query<Task>(
-        `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE available_at <= now() ORDER BY id LIMIT $1`,
-        [TASKS.batch],
-      );
-      await this.apply(tasks);
-      return tasks.length;
+    const tasks = await this.db.sql.query<Task>(
+      `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE available_at <= now() ORDER BY id LIMIT $1`,
+      [TASKS.batch],
+    );
+    if (tasks.length === 0) return 0;
+    // the vectors they lack are made before their turn: an endpoint slow to answer (up to its timeout and retries)
+    // must not hold up the flushes that requests wait for. A memory rewritten meanwhile keeps its own vector
+    // (storeEmbeddings); the tasks a flush has applied meanwhile are gone, and not applied again
+    const made = await this.embedStale(await loadIndexRows(this.db, [...new Set(tasks.map((task) => task.memoryId))]));
+    await this.serially(async () => {
+      if (made) await this.storeEmbeddings(made.stale, made.vectors);
+      const left = await this.db.sql.query<Task>(`SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE id = ANY($1::bigint[])`, [
+        tasks.map((task) => String(task.id)),
+      ]);
+      await this.apply(left);
     });
+    return tasks.length;
   }
 
   /**
@@ -372,16 +379,16 @@ export class Indexer {
     return run;
   }
 
-  private async apply(tasks: Task[], fresh?: FreshRows, embed = true): Promise<void> {
+  private async apply(tasks: Task[], fresh?: FreshRows): Promise<void> {
     if (tasks.length === 0) return;
     const memoryIds = [...new Set(tasks.map((task) => task.memoryId))];
     try {
       const rows = await this.currentRows(tasks, memoryIds, fresh);
       const present = new Set(rows.map((row) => row.id));
       const deferred = this.embedder.deferWrites;
-      const unembedded = new Set(
-        deferred || !embed ? rows.filter((row) => !this.hasVector(row)).map((row) => row.id) : await this.embedMissing(rows),
-      );
+      // vectors are made before (embedForWrite for a request, processDue for the background, within their waits),
+      // never here: a flush that requests wait for would wait for the embedder again
+      const unembedded = new Set(rows.filter((row) => !this.hasVector(row)).map((row) => row.id));
       await this.upsertRows(rows);
       // a memory waiting for its vector leaves the index meanwhile (its old vector no longer says what it holds),
       // and is searchable under a draft of its new one
@@ -489,20 +496,16 @@ export class Indexer {
     }
   }
 
-  /** Embeds rows that have no vector of the current embedder, and stores the vectors; returns the ids it could not. */
-  private async embedMissing(rows: IndexRow[]): Promise<string[]> {
+  /** Vectors for the rows without one of the current embedder; undefined when there are none to make, or it failed. */
+  private async embedStale(rows: IndexRow[]): Promise<{ stale: IndexRow[]; vectors: Float32Array[] } | undefined> {
     const stale = rows.filter((row) => !this.hasVector(row));
-    if (stale.length === 0) return [];
-    let vectors: Float32Array[];
+    if (stale.length === 0) return undefined;
     try {
-      vectors = await this.embedder.embed(stale.map((row) => row.content));
+      return { stale, vectors: await this.embedder.embed(stale.map((row) => row.content)) };
     } catch (error) {
       this.logger.warn({ err: error, memories: stale.length }, "embedding failed; will retry");
-      for (const row of stale) row.embedding = null;
-      return stale.map((row) => row.id);
+      return undefined;
     }
-    await this.storeEmbeddings(stale, vectors);
-    return [];
   }
 
   /** Stores vectors made for `rows`; a row rewritten meanwhile keeps its own (newer) vector. */
