@@ -43,6 +43,9 @@ export function collectionName(embedderId: string): string {
   return `memories_${createHash("sha256").update(embedderId).digest("hex").slice(0, 16)}`;
 }
 
+/** The names collectionName gives: the collections of this service's embedders. */
+const COLLECTION_NAME = /^memories_[0-9a-f]{16}$/;
+
 /**
  * Qdrant, through its REST client: one collection per embedder, points keyed by memory id, filtered by a
  * payload that mirrors the memory's searchable fields. Every search carries the user's id as a `must`
@@ -232,10 +235,20 @@ export class QdrantIndex implements VectorIndex {
     }
   }
 
+  /**
+   * From the embedder's collection, and from the collections other embedders of this service left (named by
+   * collectionName): a memory deleted after a change of embedder must not stay, with its payload, in the collection
+   * of the one before.
+   */
   async delete(embedderId: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const current = await this.collection(embedderId);
+    const { collections } = await this.call("list collections", () => this.client.getCollections());
+    const others = collections.map(({ name }) => name).filter((name) => name !== current && COLLECTION_NAME.test(name));
     for (let i = 0; i < ids.length; i += BATCH) {
       const batch = ids.slice(i, i + BATCH);
       await this.onCollection(embedderId, "delete from", (name) => this.client.delete(name, { wait: true, points: batch }));
+      for (const name of others) await this.call(`delete from ${name}`, () => this.client.delete(name, { wait: true, points: batch }));
     }
   }
 

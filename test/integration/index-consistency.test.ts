@@ -89,19 +89,42 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
         ids.push((await user.api.post("/api/v1/memory", { content })).body.id);
       }
       const points = async (at: TestServer) => (await at.app.services.index.count(at.app.services.embedder.id));
-      await until(() => points(server), (n) => n === 3);
+      expect(await until(() => points(server), (n) => n === 3)).toBe(3);
       // Qdrant restarted without persistence: the collection is gone
       qdrant.collections.clear();
       // the first search finds it gone (a 503, as while Qdrant is away); the collection is made again and refilled
       expect((await user.api.get("/api/v1/memory/search?query=spare%20key")).status).toBe(503);
-      await until(() => points(server), (n) => n === 3);
+      expect(await until(() => points(server), (n) => n === 3)).toBe(3);
       expect((await searchIds(user.api, "spare key flowerpot"))[0]).toBe(ids[0]);
       // and across a restart, lost while the service was away
       await server.close();
       qdrant.collections.clear();
       server = await startTestServer(env);
-      await until(() => points(server), (n) => n === 3);
+      expect(await until(() => points(server), (n) => n === 3)).toBe(3);
       expect((await searchIds(new HttpClient(server.url, user.key), "boat moored pier"))[0]).toBe(ids[1]);
+    } finally {
+      await server.close();
+      await qdrant.close();
+    }
+  });
+
+  it("deletes a memory from the Qdrant collections of the embedders before this one too", async () => {
+    const qdrant = await FakeQdrant.start();
+    const env = { ...database.env, QDRANT_URL: qdrant.url };
+    const builtin = new BuiltinEmbedder();
+    const named = (id: string): Embedder => ({ id, dimensions: builtin.dimensions, deferWrites: false, embed: (texts) => builtin.embed(texts) });
+    const holding = (id: string) => [...qdrant.collections.values()].filter((collection) => collection.points.has(id)).length;
+    let server = await startTestServer(env, { embedder: named("first-embedder") });
+    try {
+      const user = await server.newUser();
+      const id: string = (await user.api.post("/api/v1/memory", { content: "the old password hint is in the blue notebook" })).body.id;
+      expect(await until(async () => holding(id), (n) => n === 1)).toBe(1);
+      await server.close();
+      // another embedder: the memory is embedded again, into a collection of its own
+      server = await startTestServer(env, { embedder: named("second-embedder") });
+      expect(await until(async () => holding(id), (n) => n === 2)).toBe(2);
+      expect((await new HttpClient(server.url, user.key).delete(`/api/v1/memories/${id}`)).status).toBe(200);
+      expect(await until(async () => holding(id), (n) => n === 0, 5)).toBe(0);
     } finally {
       await server.close();
       await qdrant.close();
