@@ -9,13 +9,10 @@ import { OriginTurns } from "./origin-turns.ts";
 import { CONNECTIONS_PER_ORIGIN, deliveryAgent, send } from "./send.ts";
 import type { Outcome, SendBatch, SenderSettings, SentBatch, Sendable } from "./sender.ts";
 import { signature } from "./signature.ts";
-import { lowerThisThreadsPriority } from "../threads/background-priority.ts";
 
 const port = parentPort;
 if (!port) throw new Error("sender-thread runs as a worker thread");
 const settings = workerData as SenderSettings;
-// deliveries are made with the cores the API leaves (a receiver waits, at most until WEBHOOK_TIMEOUT_MS's attempts)
-lowerThisThreadsPriority();
 
 const agent = deliveryAgent(settings);
 const turns = new OriginTurns(CONNECTIONS_PER_ORIGIN);
