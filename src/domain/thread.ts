@@ -2,11 +2,11 @@ import { WritingService } from "./writing-service.ts";
 import type { Principal } from "./principal.ts";
 import type { Limits } from "../config.ts";
 import { invalid, notFound } from "../errors.ts";
-import { exceedsCharacters, isBlank } from "../text/characters.ts";
 import type { Prisma, Thread, ThreadStatus } from "../generated/prisma/client.ts";
 import { isUuid, newId } from "./ids.ts";
+import { checkText } from "./text-field.ts";
 import { deletingKeySql, RISEN_UPDATED_AT } from "./memory-rows.ts";
-import { unstorableText, type JsonObject } from "./json.ts";
+import type { JsonObject } from "./json.ts";
 import { checkMetadata } from "./memory-input.ts";
 import { checkPage, pageFrom, readAhead, type PageOf } from "./paging.ts";
 
@@ -26,15 +26,6 @@ export interface ThreadInput {
   description?: string | null;
   metadata?: unknown;
   status?: ThreadStatus | null;
-}
-
-function checkText(field: string, value: string, max: number): string {
-  const clean = value.trim();
-  if (isBlank(clean)) throw invalid(field, "must not be empty");
-  if (exceedsCharacters(clean, max)) throw invalid(field, `must be at most ${max} characters`);
-  const reason = unstorableText(clean);
-  if (reason) throw invalid(field, reason);
-  return clean;
 }
 
 const THREAD_STATUSES: readonly ThreadStatus[] = ["active", "archived", "completed"];

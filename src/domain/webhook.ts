@@ -7,8 +7,8 @@ import { EVENT_TYPES, type EventType } from "../events/change-event.ts";
 import type { Webhook, WebhookDelivery, WebhookDeliveryStatus } from "../generated/prisma/client.ts";
 import { addressesOf, hostOf, isPublicAddress } from "../webhooks/address-guard.ts";
 import { isUuid, newId } from "./ids.ts";
-import { unstorableText } from "./json.ts";
 import { checkPage, pageOf, type PageOf } from "./paging.ts";
+import { checkText } from "./text-field.ts";
 import { deliveriesPage } from "./webhook-deliveries.ts";
 
 export type { Webhook, WebhookDelivery, WebhookDeliveryStatus };
@@ -43,7 +43,7 @@ export class WebhookService {
   async create(principal: Principal, input: WebhookInput): Promise<WebhookWithSecret> {
     const url = await this.checkUrl(input.url);
     const events = input.events?.length ? [...new Set(input.events)] : [...EVENT_TYPES];
-    const description = input.description == null ? null : checkDescription(input.description);
+    const description = input.description == null ? null : checkText("description", input.description, MAX_WEBHOOK_DESCRIPTION_CHARS);
     const secret = newSecret();
     const id = newId();
     // the count and the insert under the user's row lock: creates sent at once would each count the others out
@@ -150,11 +150,3 @@ export class WebhookService {
   }
 }
 
-function checkDescription(value: string): string {
-  if (value.length > MAX_WEBHOOK_DESCRIPTION_CHARS) {
-    throw invalid("description", `must be at most ${MAX_WEBHOOK_DESCRIPTION_CHARS} characters`);
-  }
-  const reason = unstorableText(value);
-  if (reason) throw invalid("description", reason);
-  return value;
-}

@@ -82,6 +82,20 @@ describe.skipIf(databaseUnavailable())("webhooks", () => {
   const suite = serverWithUser({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "100" });
 
   describe("registration (REST)", () => {
+    it("takes a description as a thread's: trimmed, never blank, at most 500 characters", async () => {
+      const who = await suite.server.newUser();
+      const trimmed = await who.api.post("/api/v1/webhooks", { url: "http://127.0.0.1:9/d", description: "  CRM  " });
+      expect(trimmed.body.description).toBe("CRM");
+      for (const description of ["", "   "]) {
+        const blank = await who.api.post("/api/v1/webhooks", { url: "http://127.0.0.1:9/d", description });
+        expect(blank.status).toBe(400);
+        expect(blank.body.error.message).toBe("description must not be empty");
+      }
+      // counted in characters, as a thread's are: 500 emoji are 1 000 UTF-16 units
+      expect((await who.api.post("/api/v1/webhooks", { url: "http://127.0.0.1:9/d", description: "🙂".repeat(500) })).status).toBe(201);
+      expect((await who.api.post("/api/v1/webhooks", { url: "http://127.0.0.1:9/d", description: "x".repeat(501) })).status).toBe(400);
+    });
+
     it("answers 201 with the secret once; lists without it; deletes", async () => {
       const who = await suite.server.newUser();
       const created = await who.api.post("/api/v1/webhooks", { url: "http://127.0.0.1:9/a", description: "CRM" });
