@@ -61,6 +61,8 @@ export class QdrantIndex implements VectorIndex {
   /** Who hears that an embedder's collection was made afresh (onEmptied), and what they have not heard yet. */
   private emptiedListener: ((embedderId: string) => void) | undefined;
   private readonly emptiedUnheard = new Set<string>();
+  /** The collections collectionName names, as listed at the first delete (see delete). */
+  private earlier: Promise<string[]> | undefined;
 
   private constructor(
     private readonly client: QdrantClient,
@@ -243,8 +245,14 @@ export class QdrantIndex implements VectorIndex {
   async delete(embedderId: string, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     const current = await this.collection(embedderId);
-    const { collections } = await this.call("list collections", () => this.client.getCollections());
-    const others = collections.map(({ name }) => name).filter((name) => name !== current && COLLECTION_NAME.test(name));
+    // listed once: an earlier embedder's collection is there before this process starts
+    this.earlier ??= this.call("list collections", () => this.client.getCollections()).then(({ collections }) =>
+      collections.map(({ name }) => name).filter((name) => COLLECTION_NAME.test(name)),
+    );
+    const others = (await this.earlier.catch((error: unknown) => {
+      this.earlier = undefined;
+      throw error;
+    })).filter((name) => name !== current);
     for (let i = 0; i < ids.length; i += BATCH) {
       const batch = ids.slice(i, i + BATCH);
       await this.onCollection(embedderId, "delete from", (name) => this.client.delete(name, { wait: true, points: batch }));

@@ -24,6 +24,12 @@ function flaky(failing: { on: boolean }) {
   }));
 }
 
+/** The hashed embedder as one that embeds as it writes (not deferring), through `embed`, under `id` (its own by default). */
+function builtinThrough(embed: (texts: readonly string[], builtin: BuiltinEmbedder) => Promise<Float32Array[]>, id?: string): Embedder {
+  const builtin = new BuiltinEmbedder();
+  return { id: id ?? builtin.id, dimensions: builtin.dimensions, deferWrites: false, embed: (texts) => embed(texts, builtin) };
+}
+
 async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, seconds = 20): Promise<T> {
   for (let waited = 0; ; waited += 250) {
     const value = await probe();
@@ -111,8 +117,7 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
   it("deletes a memory from the Qdrant collections of the embedders before this one too", async () => {
     const qdrant = await FakeQdrant.start();
     const env = { ...database.env, QDRANT_URL: qdrant.url };
-    const builtin = new BuiltinEmbedder();
-    const named = (id: string): Embedder => ({ id, dimensions: builtin.dimensions, deferWrites: false, embed: (texts) => builtin.embed(texts) });
+    const named = (id: string) => builtinThrough((texts, builtin) => builtin.embed(texts), id);
     const holding = (id: string) => [...qdrant.collections.values()].filter((collection) => collection.points.has(id)).length;
     let server = await startTestServer(env, { embedder: named("first-embedder") });
     try {
@@ -150,15 +155,9 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
   });
 
   it("waits EMBEDDER_WAIT_MS at most for an embedder that hangs: a create is stored without its vector, a search answers 503", async () => {
-    const builtin = new BuiltinEmbedder();
     const hanging = { on: true };
-    const embedder: Embedder = {
-      id: builtin.id,
-      dimensions: builtin.dimensions,
-      deferWrites: false,
-      // an endpoint that answers after 3 s (one that never does is cut off by the client's own timeout)
-      embed: (texts) => (hanging.on ? sleep(3_000).then(() => builtin.embed(texts)) : builtin.embed(texts)),
-    };
+    // an endpoint that answers after 3 s (one that never does is cut off by the client's own timeout)
+    const embedder = builtinThrough((texts, builtin) => (hanging.on ? sleep(3_000).then(() => builtin.embed(texts)) : builtin.embed(texts)));
     const server = await startTestServer({ DATA_DIR: "memory://", EMBEDDER_WAIT_MS: "300" }, { embedder });
     try {
       const user = await server.newUser();
@@ -178,14 +177,8 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
   });
 
   it("stores a memory while the embedder is down, and embeds it later", async () => {
-    const builtin = new BuiltinEmbedder();
     const down = { on: true };
-    const embedder: Embedder = {
-      id: builtin.id,
-      dimensions: builtin.dimensions,
-      deferWrites: false,
-      embed: (texts) => (down.on ? Promise.reject(new Error("embedder down")) : builtin.embed(texts)),
-    };
+    const embedder = builtinThrough((texts, builtin) => (down.on ? Promise.reject(new Error("embedder down")) : builtin.embed(texts)));
     const server = await startTestServer({ DATA_DIR: "memory://" }, { embedder });
     try {
       const user = await server.newUser();
