@@ -107,6 +107,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
       logger,
     );
   }
+  for (const unused of config.unused) logger.warn(unused);
   if (!dashboardBuilt()) logger.warn("the dashboard is not built (npm run build:dashboard): /dashboard answers 503; the API is unaffected");
   const maintenance = db.kind === "pglite" ? startMaintenance(db.sql, logger) : undefined;
   const purge = setInterval(() => {

@@ -218,11 +218,11 @@ export interface Config {
   shutdownIdleGraceMs: number;
   webhooks: WebhookSettings;
   dedupe: DedupeSettings;
-  /** How long each /readyz check may take before it counts as failed. */
   /** How long the history of a deleted memory is kept. */
   historyRetentionDays: number;
   /** How often expired memories are deleted (reads leave them out from their expiry on). */
   expirySweepSeconds: number;
+  /** How long each /readyz check may take before it counts as failed. */
   readinessTimeoutMs: number;
   /** When set, /metrics wants it as a Bearer token; when not, /metrics is open to whoever reaches the port. */
   metricsToken: string | undefined;
@@ -230,6 +230,8 @@ export interface Config {
   corsOrigins: string[];
   /** Strict-Transport-Security's max-age, for deployments served over TLS; not sent when unset. */
   hstsMaxAgeSeconds: number | undefined;
+  /** Settings given that the rest leave unused, each saying why: warned of at start, as a typo or a mix-up may be. */
+  unused: string[];
 }
 
 /**
@@ -267,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `HTTP_HEADERS_TIMEOUT_SECONDS: at most HTTP_REQUEST_TIMEOUT_SECONDS (${e.HTTP_REQUEST_TIMEOUT_SECONDS}), which bounds the headers too`,
   ].filter((problem) => typeof problem === "string");
   if (conflicts.length) throw new ConfigError(`Invalid configuration:\n  ${conflicts.join("\n  ")}`);
+  const embedder = e.EMBEDDER === "auto" ? (openaiConfigured ? "openai" : "use") : e.EMBEDDER;
   return {
     port: e.PORT,
     host: e.HOST,
@@ -278,7 +281,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     vectorIndex: e.VECTOR_INDEX,
     exactSearchMaxMemories: e.EXACT_SEARCH_MAX_MEMORIES,
     qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY } : undefined,
-    embedder: e.EMBEDDER === "auto" ? (openaiConfigured ? "openai" : "use") : e.EMBEDDER,
+    embedder,
     embeddingThreads: e.EMBEDDING_THREADS,
     embedderWaitMs: e.EMBEDDER_WAIT_MS,
     openai: openaiConfigured
@@ -331,5 +334,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS ?? [],
     hstsMaxAgeSeconds: e.HSTS_MAX_AGE_SECONDS,
+    unused: unusedSettings(new Set(Object.keys(present)), e, embedder),
   };
+}
+
+/**
+ * The settings in `given` that go unused with the rest of the configuration, each with why. Not errors: an
+ * environment may hold OPENAI_API_KEY for other programs, say, while this service runs another embedder.
+ */
+function unusedSettings(given: ReadonlySet<string>, e: z.infer<typeof schema>, embedder: Config["embedder"]): string[] {
+  const unusedWhen = (reason: string | false, names: string[]) =>
+    reason ? names.filter((name) => given.has(name)).map((name) => `${name} is set but unused: ${reason}`) : [];
+  return [
+    ...unusedWhen(embedder !== "openai" && `EMBEDDER is ${embedder}`, ["OPENAI_API_KEY", "OPENAI_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_DIMENSIONS"]),
+    ...unusedWhen(embedder !== "use" && `EMBEDDER is ${embedder}, not the sentence encoder`, ["EMBEDDING_THREADS"]),
+    ...unusedWhen(e.DATABASE_URL !== undefined && "DATABASE_URL is set (PostgreSQL, not the embedded database)", ["PGLITE_SHARED_BUFFERS_MB"]),
+    ...unusedWhen(e.DATABASE_URL === undefined && "DATABASE_URL is not set (the embedded database)", ["DATABASE_POOL_SIZE"]),
+    ...unusedWhen(e.QDRANT_URL !== undefined && "QDRANT_URL is set (Qdrant is the vector index)", ["VECTOR_INDEX"]),
+    ...unusedWhen(e.DEDUPE !== "near" && `DEDUPE is ${e.DEDUPE}: only near compares similarity`, ["DEDUPE_NEAR_SIMILARITY"]),
+  ];
 }

@@ -13,6 +13,24 @@ describe("EMBEDDER", () => {
     expect(loadConfig({ EMBEDDER: "use", OPENAI_API_KEY: "sk-test" }).embedder).toBe("use");
   });
 
+  it("names the settings the rest leaves unused, and only those", () => {
+    expect(loadConfig({ OPENAI_API_KEY: "sk-test", EMBEDDING_DIMENSIONS: "256" }).unused).toEqual([]);
+    expect(loadConfig({ EMBEDDER: "hash", OPENAI_API_KEY: "sk-test", EMBEDDING_MODEL: "m", EMBEDDING_THREADS: "2" }).unused).toEqual([
+      "OPENAI_API_KEY is set but unused: EMBEDDER is hash",
+      "EMBEDDING_MODEL is set but unused: EMBEDDER is hash",
+      "EMBEDDING_THREADS is set but unused: EMBEDDER is hash, not the sentence encoder",
+    ]);
+    expect(loadConfig({ DATABASE_URL: "postgres://127.0.0.1/x", PGLITE_SHARED_BUFFERS_MB: "64", DATABASE_POOL_SIZE: "5" }).unused).toEqual([
+      "PGLITE_SHARED_BUFFERS_MB is set but unused: DATABASE_URL is set (PostgreSQL, not the embedded database)",
+    ]);
+    expect(loadConfig({ DATABASE_POOL_SIZE: "5", QDRANT_URL: "http://127.0.0.1:6333", VECTOR_INDEX: "exact", DEDUPE_NEAR_SIMILARITY: "0.9" }).unused).toEqual([
+      "DATABASE_POOL_SIZE is set but unused: DATABASE_URL is not set (the embedded database)",
+      "VECTOR_INDEX is set but unused: QDRANT_URL is set (Qdrant is the vector index)",
+      "DEDUPE_NEAR_SIMILARITY is set but unused: DEDUPE is off: only near compares similarity",
+    ]);
+    expect(loadConfig({ DEDUPE: "near", DEDUPE_NEAR_SIMILARITY: "0.9" }).unused).toEqual([]);
+  });
+
   it("refuses an unknown embedder, and openai without an endpoint, naming the variable", () => {
     expect(() => loadConfig({ EMBEDDER: "bert" })).toThrow(/EMBEDDER/);
     expect(() => loadConfig({ EMBEDDER: "openai" })).toThrow(ConfigError);
