@@ -182,7 +182,7 @@ async function runSize(
       const recalls: (Recall & { kind: FilterKind })[] = [];
       const recallStarted = performance.now();
       for (const c of cases.slice(0, recallCount)) {
-        const vector = await services.search.embedQuery(c.query);
+        const vector = await services.search.embedQuery(local.principal.userId, c.query);
         const filter = services.search.vectorFilter(local.principal, c.filter);
         const found = await services.index.search(embedderId, vector, filter, LIMIT);
         const started = performance.now();

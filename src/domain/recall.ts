@@ -97,7 +97,7 @@ export class RecallService {
   private async hybrid(principal: Principal, text: string, threadId: string | undefined, filter = this.search.vectorFilter(principal, {}, threadId)) {
     const [lexical, vector] = await Promise.all([
       this.termsOf(principal.userId).then((source) => searchLexical(source, text, RRF_DEPTH, threadId)),
-      this.search.embedQuery(text).then((embedding) => this.search.nearest(embedding, filter, RRF_DEPTH)),
+      this.search.embedQuery(principal.userId, text).then((embedding) => this.search.nearest(embedding, filter, RRF_DEPTH)),
     ]);
     const hits = reciprocalRankFusion([
       { weight: LEXICAL_WEIGHT, hits: lexical },

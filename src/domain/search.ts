@@ -4,6 +4,7 @@ import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { Embedder } from "../embeddings/embedder.ts";
+import { RecentVectors } from "../embeddings/recent-vectors.ts";
 import { waitAtMost } from "../embeddings/wait-at-most.ts";
 import { cosine, storedToVector } from "../vectors/codec.ts";
 import { ExactIndex } from "../vectors/exact.ts";
@@ -26,6 +27,8 @@ const DEPTH = 100;
 const SLACK = 10;
 // live-row reads at once on the embedded database (live-rows.ts): the reads that arrive meanwhile go together after
 const EMBEDDED_LIVE_READS_IN_FLIGHT = 1;
+// the query vectors kept (RecentVectors): 8 MB, 4 096 of the sentence encoder's, 1 365 of text-embedding-3-small's
+const RECENT_QUERY_FLOATS = 2 ** 21;
 
 export interface SearchFilter extends Pick<MemoryFilterInput, "and" | "or" | "not" | "metadata" | "threadId"> {
   type?: string | null;
@@ -48,6 +51,7 @@ export interface ScoredMemory {
 export class SearchService {
   private readonly matchingIndex: ExactIndex;
   private readonly liveRows: LiveRows;
+  private readonly recentQueries = new RecentVectors(RECENT_QUERY_FLOATS);
 
   constructor(
     private readonly db: Database,
@@ -85,11 +89,11 @@ export class SearchService {
     return result;
   }
 
-  /** The embedding of a query; 503 when the embedder cannot be reached. */
-  async embedQuery(query: string): Promise<Float32Array> {
+  /** The embedding of a user's query (the user's recent ones remembered); 503 when the embedder cannot be reached. */
+  async embedQuery(userId: string, query: string): Promise<Float32Array> {
     try {
-      const [vector] = await waitAtMost(this.embedder.embed([query]), this.queryWaitMs);
-      return vector!;
+      const embed = async (text: string) => (await this.embedder.embed([text]))[0]!;
+      return await waitAtMost(this.recentQueries.of(userId, query, embed), this.queryWaitMs);
     } catch (error) {
       throw new AppError("SERVICE_UNAVAILABLE", "The embedding service is unavailable; try again shortly", { cause: error });
     }
@@ -122,7 +126,7 @@ export class SearchService {
     const text = this.checkQuery(query);
     const page = checkPage(limit, 0, DEFAULT_SEARCH_LIMIT);
     const vectorFilter = this.vectorFilter(principal, filter);
-    const embedding = this.embedQuery(text);
+    const embedding = this.embedQuery(principal.userId, text);
     const [words, nearest] = await Promise.all([
       this.words(principal.userId, text),
       embedding.then((vector) => this.nearest(vector, vectorFilter, DEPTH)),

