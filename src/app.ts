@@ -163,12 +163,7 @@ function endpoints(config: Config, logger: Logger, services: Services, rateLimit
     idempotency: services.idempotency,
     contextFor: contextFor(services, createAdmit(services.apiKeys, rateLimit, config.trustProxyHops)),
   };
-  const yoga = createGraphQL(
-    config,
-    logger,
-    (name, type, seconds) => metrics.observeOperation(name, type, seconds),
-    (keyId, points) => rateLimit.consume(keyId, points),
-  );
+  const yoga = createGraphQL(config, logger, (name, type, seconds) => metrics.observeOperation(name, type, seconds));
   const guarded = createSecretGuard(rateLimit, config.trustProxyHops);
   return {
     scrape: config.metricsToken ? (req: IncomingMessage) => guarded(req, () => metrics.scrape(req)) : (req: IncomingMessage) => metrics.scrape(req),

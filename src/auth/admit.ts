@@ -6,11 +6,18 @@ import { presentedKey } from "./credentials.ts";
 import type { Principal } from "../domain/principal.ts";
 import type { RateLimit } from "./rate-limit.ts";
 
+/** A request's caller, and how to count more of it against the key's rate limit (a GraphQL document's mutations). */
+export interface Admitted {
+  principal: Principal;
+  /** Counts `points` more requests of the key, the answer's headers saying what is left; throws RATE_LIMITED past the limit. */
+  charge(points: number): Promise<void>;
+}
+
 /**
  * The caller of a request, once their key is good and within its rate limit; throws UNAUTHORIZED or
  * RATE_LIMITED otherwise. The count goes on `res` at once, so that every later answer carries it.
  */
-export type Admit = (req: IncomingMessage, res: ServerResponse) => Promise<Principal>;
+export type Admit = (req: IncomingMessage, res: ServerResponse) => Promise<Admitted>;
 
 /**
  * The one check of API keys, for GraphQL, REST and MCP alike. An address that has sent too many bad keys is
@@ -27,9 +34,12 @@ export function createAdmit(apiKeys: ApiKeyService, rateLimit: RateLimit, trustP
       await rateLimit.authenticationFailed(address);
       throw unauthorized("Invalid or revoked API key");
     }
-    const { headers } = await rateLimit.consume(principal.keyId);
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    return principal;
+    const count = async (points: number) => {
+      const { headers } = await rateLimit.consume(principal.keyId, points);
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    };
+    await count(1);
+    return { principal, charge: count };
   };
 }
 

@@ -2,6 +2,7 @@ import { invalid } from "../errors.ts";
 import { MAX_PATH_KEYS, PATH_KEY, RANGE_OPERATORS, type FilterClause, type MetadataTest, type RangeOperator, type Scalar } from "../vectors/filter-clause.ts";
 import { isoInstant, isStorableInstant, STORABLE_INSTANTS } from "../vectors/iso-instant.ts";
 import { isUuid } from "./ids.ts";
+import { unstorableText } from "./json.ts";
 
 /**
  * A filter on memories with boolean logic and conditions on metadata, as clients send it (GraphQL's
@@ -85,6 +86,7 @@ export function checkMemoryFilter(input: MemoryFilterInput, limits: FilterLimits
         case "type":
           count(at);
           if (typeof raw !== "string" || raw.length === 0) throw invalid(at, "must be a non-empty string");
+          checkComparable(raw, at);
           clauses.push({ kind: "type", type: raw });
           break;
         case "tags":
@@ -92,6 +94,7 @@ export function checkMemoryFilter(input: MemoryFilterInput, limits: FilterLimits
           if (!Array.isArray(raw) || raw.length === 0 || !raw.every((tag) => typeof tag === "string")) {
             throw invalid(at, "must be a non-empty list of strings");
           }
+          (raw as string[]).forEach((tag, i) => checkComparable(tag, `${at}[${i}]`));
           clauses.push({ kind: "tags", tags: [...(raw as string[])] });
           break;
         case "threadId":
@@ -155,6 +158,7 @@ function singleTest([operator, value]: [string, unknown], field: string, limits:
   if (!Array.isArray(values) || values.length === 0) throw invalid(at, "must be a non-empty list");
   if (values.length > limits.maxInValues) throw invalid(at, `must hold at most ${limits.maxInValues} values`);
   if (!values.every(isScalar)) throw invalid(at, operator === "in" ? "must hold strings, numbers or booleans" : "must be a string, a number or a boolean");
+  values.forEach((item, i) => typeof item === "string" && checkComparable(item, operator === "in" ? `${at}[${i}]` : at));
   return { op: "equals", values: values as Scalar[] };
 }
 
@@ -170,6 +174,12 @@ function rangeTest(ranges: [string, unknown][], field: string): MetadataTest {
     bounds[operator as RangeOperator] = new Date(instant).toISOString();
   }
   return { op: "range", kind: "date", bounds };
+}
+
+/** A string the database can compare: one it could not store (NUL, a lone surrogate) fails its statement. */
+function checkComparable(value: string, at: string): void {
+  const reason = unstorableText(value);
+  if (reason) throw invalid(at, reason);
 }
 
 const isScalar = (value: unknown): value is Scalar =>

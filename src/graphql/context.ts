@@ -1,10 +1,10 @@
-import type { Admit } from "../auth/admit.ts";
+import type { Admit, Admitted } from "../auth/admit.ts";
 import type { Principal } from "../domain/principal.ts";
 import type { Services } from "../domain/services.ts";
 import type { Exchange } from "../transport/exchange.ts";
 
 /** What every resolver gets: who asks, the services, and the request's id for the log. */
-export interface Context {
+export interface Context extends Admitted {
   principal: Principal;
   services: Services;
   requestId: string;
@@ -15,4 +15,4 @@ export type ContextFor = (exchange: Exchange) => Promise<Context>;
 
 export const contextFor =
   (services: Services, admit: Admit): ContextFor =>
-  async ({ req, res, requestId }) => ({ principal: await admit(req, res), services, requestId });
+  async ({ req, res, requestId }) => ({ ...(await admit(req, res)), services, requestId });

@@ -2,16 +2,13 @@ import { getOperationAST, Kind, type FragmentDefinitionNode, type SelectionSetNo
 import type { Plugin } from "graphql-yoga";
 import type { Context } from "./context.ts";
 
-/** Counts `points` more requests of the key against its rate limit; throws RATE_LIMITED past it. */
-export type Charge = (keyId: string, points: number) => Promise<unknown>;
-
 /**
  * Each mutation of a document counts as a request of the key's rate limit (its admission counted the first): with
  * aliases, one request could otherwise make fifteen batches of 100 creates, or fifteen webhooks, as one request.
- * Refused with 429 RATE_LIMITED (and Retry-After) before any of them runs. Queries are bounded by their cost
- * (use-cost-limit.ts) instead.
+ * Refused with 429 RATE_LIMITED (and Retry-After) before any of them runs; the answer's X-RateLimit-Remaining counts
+ * them all. Queries are bounded by their cost (use-cost-limit.ts) instead.
  */
-export function useMutationsCounted(charge: Charge): Plugin<Context> {
+export function useMutationsCounted(): Plugin<Context> {
   return {
     async onExecute({ args }) {
       const operation = getOperationAST(args.document, args.operationName);
@@ -21,7 +18,7 @@ export function useMutationsCounted(charge: Charge): Plugin<Context> {
         if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
       }
       const count = rootFields(operation.selectionSet, fragments, new Set());
-      if (count > 1) await charge((args.contextValue as Context).principal.keyId, count - 1);
+      if (count > 1) await (args.contextValue as Context).charge(count - 1);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { useArmor } from "./use-armor.ts";
 import { useCostLimit } from "./use-cost-limit.ts";
-import { useMutationsCounted, type Charge } from "./use-mutations-counted.ts";
+import { useMutationsCounted } from "./use-mutations-counted.ts";
 import type { Context } from "./context.ts";
 import { getSchema } from "./schema.ts";
 import { maskError, useErrorCodes } from "./errors.ts";
@@ -15,7 +15,7 @@ import { useSharedSubscriptions } from "./use-shared-subscriptions.ts";
 
 export type Yoga = YogaServerInstance<Context, {}>;
 
-export function createGraphQL(config: Config, logger: Logger, observe: OperationObserver, charge: Charge): Yoga {
+export function createGraphQL(config: Config, logger: Logger, observe: OperationObserver): Yoga {
   return createYoga<Context>({
     schema: getSchema(),
     graphqlEndpoint: "/graphql",
@@ -32,7 +32,7 @@ export function createGraphQL(config: Config, logger: Logger, observe: Operation
     plugins: [
       useArmor(config.introspection),
       useCostLimit(),
-      useMutationsCounted(charge),
+      useMutationsCounted(),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       useStrictParams(),
       useErrorCodes(),

@@ -44,7 +44,7 @@ export function filterParam(query: QueryInputs, simple: FilterNode): FilterNode 
   if (raw === undefined) return given;
   const filter = restFilter(raw);
   const twice = Object.keys(given).find((key) => key in filter);
-  if (twice) throw invalid("filter", `names ${twice}, which is also given as its own parameter`);
+  if (twice) throw invalid("filter", `names ${restFilterName(twice)}, which is also given as its own parameter`);
   return { ...filter, ...given };
 }
 

@@ -57,6 +57,7 @@ describe.runIf(databaseAgnosticRun())("rate limits", () => {
     // four aliases and one through a fragment: five requests, the document's own among them
     const five = await user.api.graphql(`mutation { ${creates(4)} ...more } fragment more on Mutation { f: createMemory(input: { content: "by fragment" }) { id } }`);
     expect(five.status, five.text).toBe(200);
+    expect(five.headers.get("x-ratelimit-remaining")).toBe("5");
     expect(await stored()).toBe(5);
     expect(Number((await user.api.graphql("{ me { id } }")).headers.get("x-ratelimit-remaining"))).toBe(4);
     const six = await user.api.graphql(`mutation { ${creates(6)} }`);

@@ -207,6 +207,8 @@ describe.skipIf(databaseUnavailable())("search input", () => {
     ["a to_date that is not a date", "?query=x&to_date=2024-13-45T00:00:00Z", /^to_date must be an ISO 8601 timestamp/],
     ["from_date after to_date", "?query=x&from_date=2025-02-01T00:00:00Z&to_date=2025-01-01T00:00:00Z", /^from_date must not be after the end/],
     ["an unknown parameter", "?query=x&sort=asc", /^sort is not a query parameter/],
+    ["a date given in the filter and alone", `?query=x&from_date=2026-01-01&filter=${encodeURIComponent('{"from_date":"2025-01-01"}')}`, /^filter names from_date, which is also given/],
+    ["a metadata value the database cannot hold", `?query=x&filter=${encodeURIComponent('{"metadata":[{"path":"s","in":["\\u0000"]}]}')}`, /^metadata\[0\]\.in\[0\] must not contain NUL/],
   ])("refuses %s with 400 VALIDATION_ERROR", async (_name, query, message) => {
     const res = await suite.user.api.get(`/api/v1/memory/search${query}`);
     expect(res.status).toBe(400);

@@ -52,6 +52,11 @@ describe("checking a memory filter", () => {
     [{ and: [{ type: "a" }, { not: {} }] }, "and[1].not", "at least one condition"],
     [{ and: [{ threadId: "nope" }] }, "and[0].threadId", "thread id"],
     [{ tags: "a" }, "tags", "non-empty list of strings"],
+    // the database cannot compare what it cannot store: refused here rather than failing the statement (a 500)
+    [{ metadata: [{ path: "a", eq: "a\u0000b" }] }, "metadata[0].eq", "must not contain NUL"],
+    [{ metadata: [{ path: "a", in: [1, "\ud800"] }] }, "metadata[0].in[1]", "lone surrogate"],
+    [{ or: [{ type: "\u0000" }, { tags: ["ok", "\udfff"] }] }, "or[0].type", "must not contain NUL"],
+    [{ tags: ["ok", "\udfff"] }, "tags[1]", "lone surrogate"],
     [{ colour: "red" }, "colour", "is not a filter field"],
     [nested(FILTER_LIMITS.maxDepth + 2), `${"not.".repeat(FILTER_LIMITS.maxDepth + 1).slice(0, -1)}`, "nests and/or/not deeper than 5 levels"],
     [{ metadata: Array.from({ length: 33 }, () => ({ path: "a", exists: true })) }, "metadata[32]", "more than 32 conditions"],
