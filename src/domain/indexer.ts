@@ -120,7 +120,9 @@ export class Indexer {
   /**
    * Indexes memories just inserted from the rows as inserted, without reading them back: those with a task
    * (committed with them) unless something else has been queued for them since, those without one (taskRule) at
-   * once. With a deferring embedder they have no vector yet: the background loop is woken to make them.
+   * once. With a deferring embedder most have no vector yet: the background loop is woken to make them (and to
+   * apply their tasks); those inserted with one (an import's, a near duplicate check's) and no task are indexed
+   * at once, as nothing else would index them before the next start's reconcile.
    *
    * A memory inserted without a task is indexed in the state it was inserted in: that holds because this is called
    * in the same turn of the event loop as its insert (or its transaction's commit) returned, before any later
@@ -129,12 +131,13 @@ export class Indexer {
   async indexInserted(inserted: readonly InsertedMemory[]): Promise<void> {
     if (inserted.length === 0) return;
     const fresh = freshRows(inserted);
+    const untasked = [...fresh.values()].filter(({ taskId }) => taskId === null).map(({ row }) => row);
     if (this.embedder.deferWrites) {
       this.holdDrafts([...fresh.values()].map(({ row }) => row));
-      return this.wake();
+      this.wake();
+      return this.flush([], fresh, untasked.filter((row) => this.hasVector(row)));
     }
     const tasked = inserted.filter(({ taskId }) => taskId !== null).map(({ memory }) => memory.id);
-    const untasked = [...fresh.values()].filter(({ taskId }) => taskId === null).map(({ row }) => row);
     await this.flush(tasked, fresh, untasked);
   }
 
@@ -237,7 +240,7 @@ export class Indexer {
     const stale = rows.filter((row) => !row.embedding || row.embedder !== this.embedder.id);
     let vectors: Float32Array[] = [];
     try {
-      vectors = await this.embedder.embed(stale.map((row) => row.content), "background");
+      if (stale.length) vectors = await this.embedder.embed(stale.map((row) => row.content), "background");
     } catch (error) {
       this.logger.warn({ err: error, memories: stale.length }, "embedding failed; will retry");
       await this.serially(() => this.retryLater(tasks, "embedding failed"));

@@ -346,7 +346,18 @@ function deferringEmbedder(): Embedder {
 }
 
 describe.skipIf(databaseUnavailable())("near duplicates with a background embedder", () => {
-  const suite = serverWithUser({ DEDUPE: "near" }, { embedder: deferringEmbedder() });
+  const embedder = deferringEmbedder();
+  const suite = serverWithUser({ DEDUPE: "near" }, { embedder });
+
+  it("indexes the memory at once under the vector its check made", async () => {
+    const user = await suite.server.newUser();
+    const before = await suite.server.app.services.index.count(embedder.id);
+    const created = await user.api.post("/api/v1/memory", { content: "I adopted a golden retriever puppy" });
+    expect(created.status).toBe(201);
+    expect(await suite.server.app.services.index.count(embedder.id)).toBe(before + 1);
+    const found = await user.api.get(`/api/v1/memory/search?query=${encodeURIComponent("golden retriever")}`);
+    expect(found.body.results.map((hit: { id: string }) => hit.id)).toEqual([created.body.id]);
+  });
 
   it("embeds the new text at once and finds a near duplicate written just before", async () => {
     const first = await suite.user.api.post("/api/v1/memory", { content: "Dentist appointment on June 12" });

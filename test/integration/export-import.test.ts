@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "node:http";
 import { countingEmbedder } from "../support/counting-embedder.ts";
 import type { HttpClient } from "../support/http.ts";
+import type { Embedder } from "../../src/embeddings/embedder.ts";
 import { databaseUnavailable, serverWithUser, startTestServer, type TestServer, type TestUser } from "../support/server.ts";
 
 type Line = Record<string, any>;
@@ -150,6 +151,30 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
       expect((await user.api.get(`/api/v1/memories/${memory.id}`)).body.content).toBe("I prefer oolong to coffee");
       const found = (await user.api.get("/api/v1/memory/search?query=oolong&limit=1")).body.results[0];
       expect(found.id).toBe(memory.id);
+    });
+  });
+
+  // the sentence encoder's way: writes are embedded in the background, and the embedded database's index finds
+  // at start what it lacks (reconcile), so memories that come with their vector queue no task
+  describe("into an empty database whose embedder embeds writes in the background", () => {
+    let target: TestServer;
+    const inner = countingEmbedder();
+    const deferring: Embedder = { ...inner, deferWrites: true, embed: (texts, priority) => inner.embed(texts, priority) };
+
+    beforeAll(async () => {
+      target = await startTestServer({}, { embedder: deferring });
+    });
+    afterAll(() => target?.close());
+
+    it("indexes the memories imported with their vectors at once, as the original's, without embedding them", async () => {
+      const user = await target.newUser();
+      const calls = inner.calls.length;
+      expect(await importOf(user.api, source)).toMatchObject({ created: 37, failed: 0 });
+      expect(inner.calls.length).toBe(calls);
+      expect(await target.app.services.index.count(deferring.id)).toBe(34);
+      const query = "what do I like to drink?";
+      const ids = (api: TestUser["api"]) => api.get(`/api/v1/memory/search?query=${encodeURIComponent(query)}&limit=5`).then((res) => res.body.results.map((hit: Line) => hit.id));
+      expect(await ids(user.api)).toEqual(await ids(suite.user.api));
     });
   });
 
