@@ -1,5 +1,5 @@
-// npm run keys -- create --user <handle> --name <label> [--json]
-// npm run keys -- list --user <handle> [--json]
+// npm run keys -- create --user <id|handle> --name <label> [--json]
+// npm run keys -- list --user <id|handle> [--json]
 // npm run keys -- revoke <id> [--json]
 import { parseArgs } from "node:util";
 import { loadConfig, type Config } from "../config.ts";
@@ -11,8 +11,8 @@ import { UserService } from "../domain/user.ts";
 import { runCli, UsageError, viaServerOr } from "./run.ts";
 
 const USAGE = `usage:
-  npm run keys -- create --user <handle> --name <label> [--json]
-  npm run keys -- list --user <handle> [--json]
+  npm run keys -- create --user <id|handle> --name <label> [--json]
+  npm run keys -- list --user <id|handle> [--json]
   npm run keys -- revoke <key id> [--json]`;
 
 /**

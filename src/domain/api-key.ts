@@ -4,7 +4,7 @@ import type { Database } from "../db/database.ts";
 import { AppError, invalid, notFound } from "../errors.ts";
 import type { ApiKey } from "../generated/prisma/client.ts";
 import { isUuid, newId } from "./ids.ts";
-import { exceedsCharacters } from "../text/characters.ts";
+import { checkText } from "./text-field.ts";
 
 export type { ApiKey };
 
@@ -160,10 +160,9 @@ export class ApiKeyService {
   }
 }
 
+/** A key's name: a one-line label (the keys CLI lists a key a line), under the rule of every such text. */
 function checkName(name: string): string {
-  const clean = name.trim();
-  if (!clean || exceedsCharacters(clean, MAX_NAME_CHARS) || !clean.isWellFormed() || clean.includes("\0")) {
-    throw invalid("name", `must be 1 to ${MAX_NAME_CHARS} characters`);
-  }
+  const clean = checkText("name", name, MAX_NAME_CHARS);
+  if (/\p{Cc}/u.test(clean)) throw invalid("name", "must be one line, without control characters (line breaks, tabs)");
   return clean;
 }

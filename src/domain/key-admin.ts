@@ -1,4 +1,3 @@
-import { AppError } from "../errors.ts";
 import type { ApiKey } from "./api-key.ts";
 import type { Services } from "./services.ts";
 
@@ -20,10 +19,11 @@ export interface NewKey {
   userId: string;
 }
 
-/** What the operator does with keys (the `keys` CLI), by user handle rather than as a signed-in user. */
+/** What the operator does with keys (the `keys` CLI), naming users by id or handle rather than as a signed-in user. */
 export interface KeyAdmin {
-  create(userHandle: string, name: string): Promise<NewKey>;
-  list(userHandle: string): Promise<KeyRecord[]>;
+  /** A key for the user, who is made when named by a handle no user has yet. */
+  create(user: string, name: string): Promise<NewKey>;
+  list(user: string): Promise<KeyRecord[]>;
   revoke(id: string): Promise<KeyRecord>;
 }
 
@@ -39,14 +39,13 @@ export const keyRecord = (key: ApiKey): KeyRecord => ({
 
 export function keyAdmin(services: Pick<Services, "users" | "apiKeys">): KeyAdmin {
   return {
-    async create(userHandle, name) {
-      const user = await services.users.ensure(userHandle);
+    async create(named, name) {
+      const user = await services.users.ensure(named);
       const { key, apiKey } = await services.apiKeys.create(user.id, name);
       return { id: apiKey.id, key, name: apiKey.name, userId: user.id };
     },
-    async list(userHandle) {
-      const user = await services.users.findByHandle(userHandle);
-      if (!user) throw new AppError("NOT_FOUND", `No user with the handle ${JSON.stringify(userHandle)}`);
+    async list(named) {
+      const user = await services.users.find(named);
       return (await services.apiKeys.list(user.id)).map(keyRecord);
     },
     async revoke(id) {

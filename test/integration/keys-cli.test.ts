@@ -29,6 +29,24 @@ describe.skipIf(databaseUnavailable())("npm run keys", () => {
     expect(unknown.stderr).toContain("No user");
   });
 
+  it("takes a user's id for --user as well as their handle, and never makes a user of an id", async () => {
+    const first = JSON.parse((await runCli("keys", ["create", "--user", "id@x", "--name", "one", "--json"], database.env)).stdout);
+    const byId = await runCli("keys", ["create", "--user", first.userId, "--name", "two", "--json"], database.env);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(JSON.parse(byId.stdout).userId).toBe(first.userId);
+    const listed = await runCli("keys", ["list", "--user", first.userId.toUpperCase(), "--json"], database.env);
+    expect(JSON.parse(listed.stdout).map((key: { name: string }) => key.name).sort()).toEqual(["one", "two"]);
+    const unknown = await runCli("keys", ["create", "--user", "01a250e6-6fd7-72a6-8827-8888fdfbcbb3", "--name", "x"], database.env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No user 01a250e6-6fd7-72a6-8827-8888fdfbcbb3 (by id or handle)");
+  });
+
+  it("refuses a key name of more than one line", async () => {
+    const result = await runCli("keys", ["create", "--user", "a@x", "--name", "a\nb", "--json"], database.env);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr).error.message).toBe("name must be one line, without control characters (line breaks, tabs)");
+  });
+
   it("explains its usage on a bad command (exit 2)", async () => {
     const result = await runCli("keys", ["create", "--user", "a@x"], database.env);
     expect(result.code).toBe(2);
