@@ -27,6 +27,18 @@ const refusedConnection = (error: unknown): boolean => (error as { cause?: { cod
 const isJsonRpc = (value: unknown): value is JSONRPCMessage | JSONRPCMessage[] =>
   Array.isArray(value) || (typeof value === "object" && value !== null && "jsonrpc" in value);
 
+/**
+ * The answer to a line that is not one JSON-RPC message, as JSON-RPC has it (with no id: the line has none to
+ * give) and as /mcp answers a batch: a client waiting on an id inside it would otherwise wait for ever. Undefined
+ * for a failure of stdin itself, which no message caused.
+ */
+function unreadable(error: Error): { jsonrpc: "2.0"; id: null; error: { code: number; message: string } } | undefined {
+  if (error instanceof SyntaxError) return { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: a line that is not JSON" } };
+  if (!("issues" in error)) return undefined;
+  const message = "Invalid Request: one JSON-RPC message a line (batches are not supported)";
+  return { jsonrpc: "2.0", id: null, error: { code: -32600, message } };
+}
+
 /** A refused HTTP request as an MCP error, naming the service's code: `UNAUTHORIZED: Invalid or revoked API key`. */
 function refusal(status: number, body: unknown): JSONRPCErrorResponse["error"] {
   const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
@@ -84,7 +96,11 @@ export async function relayStdio(target: RelayTarget, key: string, logger: Logge
     const forwarding = forward(message).finally(() => inFlight.delete(forwarding));
     inFlight.add(forwarding);
   };
-  stdio.onerror = (error) => logger.warn({ err: error.message }, "unreadable MCP message on stdin");
+  stdio.onerror = (error) => {
+    logger.warn({ err: error.message }, "unreadable MCP message on stdin");
+    const answer = unreadable(error);
+    if (answer) void stdio.send(answer as unknown as JSONRPCMessage).catch(() => {});
+  };
   await stdio.start();
   await once(process.stdin, "end");
   while (inFlight.size > 0) await Promise.allSettled(inFlight);

@@ -60,6 +60,18 @@ describe.skipIf(databaseUnavailable())("MCP over stdio: npm run mcp", () => {
     expect(JSON.parse(refused.stdout)).toMatchObject({ id: 2, error: { message: expect.stringMatching(/^UNAUTHORIZED/) } });
   });
 
+  it("answers a line that is not one JSON-RPC message (not JSON, a batch) with an error, as /mcp does", async () => {
+    const user = await server().newUser();
+    const input = `not json\n${JSON.stringify([{ jsonrpc: "2.0", id: 6, method: "ping" }])}\n`;
+    const answered = await runCli("mcp", ["--key", user.key], { ...database.env, ...CLI_SETTINGS }, input);
+    expect(answered.code, answered.stderr).toBe(0);
+    const answers = answered.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(answers).toEqual([
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: a line that is not JSON" } },
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("batches are not supported") } },
+    ]);
+  });
+
   it("wrote nothing but MCP messages on stdout in all of the above", () => {
     expect(stdio.unreadable, stdio.stderr.join("")).toEqual([]);
   });
