@@ -1,5 +1,5 @@
 import { ConfigError, type Config } from "../config.ts";
-import { NoServerError } from "../control/client.ts";
+import { NoServerError, ServerLostError } from "../control/client.ts";
 import { DataDirBusyError, whileBusy } from "../db/data-dir-lock.ts";
 import { MigrationError } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
@@ -28,6 +28,10 @@ function describeFailure(error: unknown, usage: string): { code: string; message
   if (error instanceof AppError) return { code: error.code, message: error.message, exitCode: 1 };
   if (error instanceof ConfigError) return { code: "CONFIG", message: error.message, exitCode: 1 };
   if (error instanceof MigrationError) return { code: "MIGRATION", message: error.message, exitCode: 1 };
+  if (error instanceof ServerLostError) {
+    const message = `The server holding DATA_DIR stopped answering before the command finished (${error.message}): what it did until then stays done; run the command again (an import skips what it stored).`;
+    return { code: "SERVER_LOST", message, exitCode: 1 };
+  }
   // a file given on the command line that cannot be read or written: node's one line says which and why
   if (isFileError(error)) return { code: "FILE", message: error.message, exitCode: 1 };
   if (error instanceof DataDirBusyError) {

@@ -14,6 +14,15 @@ export class NoServerError extends Error {
   override name = "NoServerError";
 }
 
+/** The server stopped answering while it carried out a command (it was stopped, or died): what it did stays done. */
+export class ServerLostError extends Error {
+  override name = "ServerLostError";
+}
+
+/** A request's failure on the control socket: no server there, or one that went away with the request. */
+const socketFailure = (error: NodeJS.ErrnoException): Error =>
+  error.code === "ENOENT" || error.code === "ECONNREFUSED" ? new NoServerError(error.message) : new ServerLostError(error.message, { cause: error });
+
 function call<T>(socketPath: string, command: string, body: object): Promise<T> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
@@ -35,10 +44,7 @@ function call<T>(socketPath: string, command: string, body: object): Promise<T> 
         });
       },
     );
-    req.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT" || error.code === "ECONNREFUSED") reject(new NoServerError(error.message));
-      else reject(error);
-    });
+    req.on("error", (error: NodeJS.ErrnoException) => reject(socketFailure(error)));
     req.end(payload);
   });
 }
@@ -67,10 +73,7 @@ export async function remoteMcpUrl(dataDir: string): Promise<string> {
 async function* lines(socketPath: string, path: string, body: string | AsyncIterable<Uint8Array>): AsyncGenerator<Record<string, unknown>> {
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = request({ socketPath, path, method: "POST", headers: { "content-type": typeof body === "string" ? "application/json" : "application/x-ndjson" } }, resolve);
-    req.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT" || error.code === "ECONNREFUSED") reject(new NoServerError(error.message));
-      else reject(error);
-    });
+    req.on("error", (error: NodeJS.ErrnoException) => reject(socketFailure(error)));
     if (typeof body === "string") req.end(body);
     // read only once a server answers the socket: a body read for a server that is not there (stdin) would be
     // gone, in part or whole, for the database this process then opens itself
@@ -80,14 +83,22 @@ async function* lines(socketPath: string, path: string, body: string | AsyncIter
       else send();
     });
   });
-  for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
-    if (!line) continue;
-    const message = JSON.parse(line) as Record<string, unknown> & { error?: { code: string; message: string } };
-    if (res.statusCode !== 200 || message.error) {
-      const code = message.error?.code;
-      throw new AppError(isErrorCode(code) ? code : "INTERNAL", message.error?.message ?? "control command failed");
+  const answer = createInterface({ input: res, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      // an answer cut off (the server stopped or died) fails its read ("aborted")
+      const next = await answer.next().catch((error: Error) => Promise.reject(new ServerLostError(error.message, { cause: error })));
+      if (next.done) return;
+      if (!next.value) continue;
+      const message = JSON.parse(next.value) as Record<string, unknown> & { error?: { code: string; message: string } };
+      if (res.statusCode !== 200 || message.error) {
+        const code = message.error?.code;
+        throw new AppError(isErrorCode(code) ? code : "INTERNAL", message.error?.message ?? "control command failed");
+      }
+      yield message;
     }
-    yield message;
+  } finally {
+    await answer.return?.();
   }
 }
 
@@ -101,28 +112,20 @@ export function remotePortability(dataDir: string): Portability {
         if (message.result) onResult(message.result as RestImportResult);
         if (message.summary) return message.summary as ImportSummary;
       }
-      throw new Error("the server closed the import before it finished");
+      throw new ServerLostError("the server closed the import before it finished");
     },
   };
 }
 
 /** Rebuilds the vector index inside the server that holds the embedded database in `dataDir`. */
-export function remoteReindex(dataDir: string, onProgress: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath: controlSocketPath(dataDir), path: "/reindex", method: "POST" }, (res) => {
-      let settled = false;
-      createInterface({ input: res }).on("line", (line) => {
-        const message = JSON.parse(line) as { progress?: RebuildProgress; result?: RebuildProgress; error?: { message: string } };
-        if (message.progress) onProgress(message.progress);
-        if (message.result) (settled = true), resolve(message.result);
-        if (message.error) (settled = true), reject(new AppError("INTERNAL", `reindex failed: ${message.error.message}`));
-      });
-      res.on("end", () => settled || reject(new Error("the server closed the reindex before it finished")));
-    });
-    req.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT" || error.code === "ECONNREFUSED") reject(new NoServerError(error.message));
-      else reject(error);
-    });
-    req.end();
-  });
+export async function remoteReindex(dataDir: string, onProgress: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
+  try {
+    for await (const message of lines(controlSocketPath(dataDir), "/reindex", "{}")) {
+      if (message.progress) onProgress(message.progress as RebuildProgress);
+      if (message.result) return message.result as RebuildProgress;
+    }
+  } catch (error) {
+    throw error instanceof AppError ? new AppError("INTERNAL", `reindex failed: ${error.message}`) : error;
+  }
+  throw new ServerLostError("the server closed the reindex before it finished");
 }
