@@ -3,6 +3,8 @@ import type { Prisma } from "../generated/prisma/client.ts";
 
 /** How far ahead a memory may be set to expire, by either field: ten years. */
 export const MAX_TTL_SECONDS = 10 * 365 * 24 * 60 * 60;
+/** Why a ttlSeconds is refused, whatever its size (GraphQL's Int refuses one beyond 2^31 before this layer sees it). */
+export const TTL_RANGE = `must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS} (ten years)`;
 
 /** A memory's expiry as a caller sends it: an instant, or seconds from now; `null` (PATCH) clears it. */
 export interface ExpiryInput {
@@ -23,7 +25,7 @@ export function expiryOf(input: ExpiryInput, now = Date.now()): Date | null | un
   }
   if (ttlSeconds != null) {
     if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_TTL_SECONDS) {
-      throw invalid("ttlSeconds", `must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS} (ten years)`);
+      throw invalid("ttlSeconds", TTL_RANGE);
     }
     return new Date(now + ttlSeconds * 1000);
   }

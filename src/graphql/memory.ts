@@ -1,12 +1,13 @@
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { InputFieldBuilder } from "@pothos/core";
 import { resolveCursorConnection } from "@pothos/plugin-relay";
-import { MAX_TTL_SECONDS } from "../domain/expiry.ts";
+import { MAX_TTL_SECONDS, TTL_RANGE } from "../domain/expiry.ts";
 import { cursorOf } from "../domain/memory-pages.ts";
 import { invalid } from "../errors.ts";
 import { DEFAULT_LIST_LIMIT, memoryColumns, type Memory, type MemoryFilter as DomainMemoryFilter } from "../domain/memory.ts";
 import { MAX_PAGE_SIZE, type PageOf } from "../domain/paging.ts";
 import { builder, type SchemaTypes } from "./builder.ts";
+import { OUT_OF_INT_RANGE } from "./int-range.ts";
 import { pageArgs } from "./page.ts";
 
 // the owner and the embedder are not part of a memory as the API shows it
@@ -119,6 +120,7 @@ const memoryFields = (t: InputFieldBuilder<SchemaTypes, "InputObject">) => ({
   }),
   ttlSeconds: t.int({
     description: `Expire the memory this many seconds from now (1 to ${MAX_TTL_SECONDS}, ten years). Not with expiresAt.`,
+    extensions: { [OUT_OF_INT_RANGE]: TTL_RANGE },
   }),
 });
 

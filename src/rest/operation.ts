@@ -11,12 +11,14 @@ import {
   validate,
   type DocumentNode,
   type GraphQLError,
+  type GraphQLInputField,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from "graphql";
 import { AppError, internalError, invalid } from "../errors.ts";
 import type { Context } from "../graphql/context.ts";
+import { OUT_OF_INT_RANGE } from "../graphql/int-range.ts";
 import { STORABLE_INSTANTS } from "../vectors/iso-instant.ts";
 
 /**
@@ -88,9 +90,11 @@ export function coerceValue(value: unknown, type: GraphQLInputType, prefix: read
     const missing = error && /^Field "(\w+)" of required type .* was not provided/.exec(error.message);
     if (missing) throw invalid(formatPath([...prefix, ...path, missing[1]!]), "is required");
     const expected = typeAt(type, path);
-    // a whole number GraphQL's Int cannot hold is refused for its size, not its kind
+    // a whole number GraphQL's Int cannot hold is refused for its size, not its kind: in the field's own bounds
+    // when it has narrower ones
     const tooLarge = Number.isInteger(given) && getNamedType(expected).name === "Int";
-    throw invalid(formatPath([...prefix, ...path]), tooLarge ? `must be ${INT_RANGE}` : `must be ${describe(expected)}`);
+    const bounds = tooLarge ? (inputFieldAt(type, path)?.extensions[OUT_OF_INT_RANGE] as string | undefined) : undefined;
+    throw invalid(formatPath([...prefix, ...path]), bounds ?? (tooLarge ? `must be ${INT_RANGE}` : `must be ${describe(expected)}`));
   };
   requireArraysForLists(value, type, [], fail, (path, known) =>
     invalid(formatPath([...prefix, ...path]), `is not a field here (known: ${known.join(", ")})`),
@@ -127,6 +131,14 @@ function requireArraysForLists(
 
 function formatPath(path: readonly (string | number)[]): string {
   return path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? key : `.${key}`)).join("");
+}
+
+/** The input object field `path` ends at, if it ends at one. */
+function inputFieldAt(type: GraphQLInputType, path: readonly (string | number)[]): GraphQLInputField | undefined {
+  const key = path.at(-1);
+  const parent = typeAt(type, path.slice(0, -1));
+  const inner = isNonNullType(parent) ? parent.ofType : parent;
+  return typeof key === "string" && isInputObjectType(inner) ? inner.getFields()[key] : undefined;
 }
 
 function typeAt(type: GraphQLInputType, path: readonly (string | number)[]): GraphQLInputType {
