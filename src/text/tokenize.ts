@@ -20,10 +20,17 @@ export function words(text: string): string[] {
     const surface = joinApostrophes(match[0]);
     const word = IRREGULAR.get(surface) ?? surface;
     if (NO_SPACE_SCRIPT.test(word)) pushWithBigrams(word, out);
-    else if (!STOP_WORDS.has(word)) out.push(word);
+    else if (!STOP_WORDS.has(word)) out.push(word.length > MAX_WORD_CHARS ? cut(word) : word);
   }
   return out;
 }
+
+// A word is kept by its first 200 characters (800 bytes at most): the databases' b-tree indexes, the lexical index's
+// among them, refuse an entry over about 2 700 bytes, and a content holding one longer word (a hex dump, a long
+// number) failed its whole write, a batch's other items with it. Query and memory are cut alike, so such a word
+// still finds itself.
+const MAX_WORD_CHARS = 200;
+const cut = (word: string) => Array.from(word).slice(0, MAX_WORD_CHARS).join("");
 
 /** The terms of a text: `words(text)`, each stemmed. */
 export function tokenize(text: string): string[] {

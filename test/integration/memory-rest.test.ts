@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { countingEmbedder } from "../support/counting-embedder.ts";
 import { databaseUnavailable, serverWithUser, type TestUser } from "../support/server.ts";
@@ -8,6 +9,21 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
   const suite = serverWithUser({}, { embedder });
 
   describe("POST /api/v1/memory (create)", () => {
+    // a word is indexed by its first 200 characters: whole, one of 2 700 bytes or more broke the lexical index's
+    // b-tree, and the write failed with 500 (a batch's other items with it)
+    it("stores content holding a very long word, alone, in a batch and as an update, and finds it by that word", async () => {
+      // random: a repeating word compresses within the index's limit
+      const hex = randomBytes(2_000).toString("hex");
+      const created = await suite.user.api.post("/api/v1/memory", { content: `dump ${hex}` });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const batch = await suite.user.api.post("/api/v1/memory/batch", [{ content: "good one" }, { content: { k: randomBytes(6_000).toString("base64url").replace(/[-_]/g, "x") } }, { content: "good two" }]);
+      expect(batch.status).toBe(200);
+      expect(batch.body.summary).toEqual({ total: 3, successful: 3, failed: 0 });
+      expect((await suite.user.api.patch(`/api/v1/memories/${created.body.id}`, { content: `again ${hex}` })).status).toBe(200);
+      const found = await suite.user.api.get(`/api/v1/memory/search?query=${hex}&limit=1`);
+      expect(found.body.results.map((hit: { id: string }) => hit.id)).toEqual([created.body.id]);
+    });
+
     it("answers 201 with the memory's fields in snake_case and ok: true", async () => {
       const res = await suite.user.api.post("/api/v1/memory", FULL_MEMORY);
       expect(res.status).toBe(201);

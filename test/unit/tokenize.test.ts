@@ -55,6 +55,14 @@ describe("tokenize", () => {
     expect(terms).toHaveLength(100_000);
     expect(new Set(terms)).toEqual(new Set(["memori", "retriev"]));
   });
+
+  it("keeps a very long word by its first 200 characters, in any script, so that it still finds itself", () => {
+    const hex = "0123456789abcdef".repeat(200);
+    expect(words(`dump ${hex} end`)).toEqual(["dump", hex.slice(0, 200), "end"]);
+    const gothic = "\u{10330}".repeat(300); // a letter of two UTF-16 units, which no fold changes
+    expect(words(gothic)).toEqual([Array.from(gothic).slice(0, 200).join("")]);
+    expect(words(`${hex}zzz`)).toEqual(words(hex));
+  });
 });
 
 describe("stem (Snowball English)", () => {
