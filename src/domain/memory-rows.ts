@@ -241,10 +241,11 @@ export const RISEN_UPDATED_AT = "greatest(clock_timestamp(), updated_at + interv
 /**
  * Sets the changed columns of one memory (and updated_at), inside the caller's transaction, unless every shown
  * column it sets holds that value already: a PUT or PATCH that sends the memory back as it is writes nothing (no
- * version, no event, the same updated_at). Answers whether it wrote. A change the API shows names its key
- * (writtenByKey), which the memory's history records.
+ * version, no event, the same updated_at). Answers the memory as written, or undefined when it wrote nothing: read
+ * under the write's lock, so a write's answer is its own, whatever others write once it has committed. A change the
+ * API shows names its key (writtenByKey), which the memory's history records.
  */
-export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<boolean> {
+export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<Memory | undefined> {
   const params: unknown[] = [id];
   const sets = changes.updatedAt === undefined ? [`updated_at = ${RISEN_UPDATED_AT}`] : [];
   const differs: string[] = [];
@@ -260,8 +261,12 @@ export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges
     if (SHOWN.includes(field)) differs.push(`${column} IS DISTINCT FROM $${params.length}::${type}`);
   }
   const unlessSame = differs.length > 0 ? ` AND (${differs.join(" OR ")})` : "";
-  const written = await sql.query(`UPDATE memories SET ${sets.join(", ")} WHERE id = $1::uuid${unlessSame} RETURNING id`, params);
-  return written.length > 0;
+  const [written] = await sql.query<{ memory: string | null }>(
+    `WITH w AS (UPDATE memories SET ${sets.join(", ")} WHERE id = $1::uuid${unlessSame} RETURNING *)
+     SELECT (SELECT json_agg(m)::text FROM (SELECT ${MEMORY_JSON_COLUMNS} FROM w) m) AS memory`,
+    params,
+  );
+  return memoriesFromJson(written?.memory ?? null)[0];
 }
 
 /**

@@ -322,17 +322,21 @@ export class MemoryService extends WritingService {
       // the row is updated once (lexical_version with the rest): PostgreSQL re-runs the foreign key checks of
       // a row this transaction has written when it is updated again, and that check on the memory's thread
       // would wait for a delete of the thread, which waits for this row
-      if (!(await updateColumns(sql, id, changes))) return false;
+      const memory = await updateColumns(sql, id, changes);
+      if (!memory) return undefined;
       if (content !== undefined) await replaceTerms(sql, [{ id, userId: author.userId, content }]);
       if (reindex) await sql.query("INSERT INTO index_tasks (memory_id, user_id) VALUES ($1, $2)", [id, author.userId]);
-      return true;
+      return memory;
     });
     if (written) {
       this.totals.changed(author.userId, [id]);
       this.relay.wake();
       if (reindex) await this.indexer.flush([id]);
+      // the memory as this write left it, not as later writes (or a delete) have since: its relations, when asked
+      // for, are read as GraphQL reads any others (the fields' own loaders)
+      return written;
     }
-    // deleted since the update committed: answered as if the delete had come first
+    // nothing to write: the memory as it is, or gone since the lock was released (as if the delete came first)
     const memory = await this.db.prisma.memory.findUnique({ ...selecting(query), where: { id } });
     if (!memory) throw notFound("Memory");
     return memory;

@@ -21,6 +21,9 @@ export interface ThreadQuery {
   include?: Prisma.ThreadInclude;
 }
 
+/** A thread's columns an update sets, as it left them (updated_at as the driver gives it). */
+type WrittenThread = Pick<Thread, "title" | "description" | "metadata" | "status"> & { updatedAt: Date | string };
+
 export interface ThreadInput {
   title?: string | null;
   description?: string | null;
@@ -96,20 +99,22 @@ export class ThreadService extends WritingService {
     }
     // nothing to change (nothing sent, or every field sent as it is): the thread as it is, no event, no new updatedAt.
     // In SQL rather than through Prisma, whose updatedAt is this process' clock before the row's lock (RISEN_UPDATED_AT)
+    let written: WrittenThread | undefined;
     if (columns.length > 0) {
       const value = (i: number) => `$${i + 3}::${columns[i]![1]}`;
-      const changed = await this.db.sql.query(
+      [written] = await this.db.sql.query<WrittenThread>(
         `UPDATE threads SET ${columns.map(([column], i) => `${column} = ${value(i)}`).join(", ")}, updated_at = ${RISEN_UPDATED_AT}
           WHERE id = $1::uuid AND user_id = $2::uuid AND (${columns.map(([column], i) => `${column} IS DISTINCT FROM ${value(i)}`).join(" OR ")})
-          RETURNING id`,
+          RETURNING title, description, metadata, status, updated_at AS "updatedAt"`,
         [id, principal.userId, ...columns.map(([, , given]) => given)],
       );
-      if (changed.length > 0) this.relay.wake();
+      if (written) this.relay.wake();
     }
     // deleted since the update committed: answered as if the delete had come first
     const thread = await this.db.prisma.thread.findFirst({ ...query, where: { id, userId: principal.userId } });
     if (!thread) throw notFound("Thread");
-    return thread;
+    // its own columns as this update left them, not as a later one has since (its memory count is the thread's now)
+    return written ? { ...thread, ...written, updatedAt: new Date(written.updatedAt) } : thread;
   }
 
   /**

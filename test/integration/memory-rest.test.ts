@@ -74,6 +74,21 @@ describe.skipIf(databaseUnavailable())("REST memory routes", () => {
   });
 
   describe("PATCH /api/v1/memories/{id} (partial update)", () => {
+    it("answers each of concurrent updates with the memory as that update left it, not as a later one did", async () => {
+      const { id } = (await suite.user.api.post("/api/v1/memory", { content: "raced" })).body;
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => suite.user.api.patch(`/api/v1/memories/${id}`, { content: `patched ${i}`, is_archived: i % 2 === 0 })),
+      );
+      answers.forEach((res, i) => {
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ content: `patched ${i}`, is_archived: i % 2 === 0 });
+      });
+      // each its own version: the answers' updated_at are the versions' own, all different
+      expect(new Set(answers.map((res) => res.body.updated_at)).size).toBe(10);
+      const latest = answers.map((res) => res.body).sort((a, b) => a.updated_at.localeCompare(b.updated_at)).at(-1);
+      expect((await suite.user.api.get(`/api/v1/memories/${id}`)).body).toEqual(latest);
+    });
+
     it("changes what is sent and keeps what is not", async () => {
       const created = (
         await suite.user.api.post("/api/v1/memory", { content: "old", type: "task", tags: ["a"], metadata: { k: 1 } })

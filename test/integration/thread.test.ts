@@ -129,6 +129,13 @@ describe.skipIf(databaseUnavailable())("threads", () => {
       expect(cleared.body).toMatchObject({ description: null, metadata: { b: 2 } });
     });
 
+    it("answers each of concurrent updates with the thread as that update left it", async () => {
+      const thread = await newThread("Raced");
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => suite.user.api.patch(`/api/v1/threads/${thread.id}`, { title: `title ${i}` })));
+      answers.forEach((res, i) => expect(res.body).toMatchObject({ id: thread.id, title: `title ${i}`, memory_count: 0 }));
+      expect(new Set(answers.map((res) => res.body.updated_at)).size).toBe(8);
+    });
+
     it("answers a PATCH that sends nothing (or only read-only fields) with the thread as it was", async () => {
       const created = await suite.user.api.post("/api/v1/threads", { title: "unchanged" });
       for (const body of [{}, { memory_count: 5 }]) {
