@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
+import { withoutShownKeys } from "./key-secret.ts";
 
 const KEEP_HOURS = 24;
 /**
@@ -78,7 +79,7 @@ export class IdempotencyService {
     await this.db.sql.query("UPDATE idempotency_records SET response = $3::jsonb WHERE user_id = $1::uuid AND key = $2 AND owner = $4::uuid", [
       userId,
       key,
-      JSON.stringify(response),
+      JSON.stringify({ ...response, body: withoutShownKeys(response.body) }),
       this.owner,
     ]);
   }

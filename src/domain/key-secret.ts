@@ -17,6 +17,16 @@ const KEY_PATTERN = new RegExp(`${KEY_PREFIX}[A-Za-z0-9_-]+`, "g");
 /** `text` with any key in it cut to its displayable prefix: for what is logged of a request sent with a key in its path. */
 export const redactKeys = (text: string): string => text.replace(KEY_PATTERN, (key) => `${key.slice(0, DISPLAY_CHARS)}…`);
 
+// a new key as an answer shows it (createApiKey's `key`): the prefix and 43 base64url characters, 32 random bytes
+const SHOWN_KEY = new RegExp(`("key":")(${KEY_PREFIX}[A-Za-z0-9_-]{43})(")`, "g");
+
+/**
+ * A JSON answer kept to be replayed (Idempotency-Key) with every new key in it cut to its prefix: a key is shown
+ * once and stored only as its hash, so a replay of the request that made it says which key it was, not the key.
+ */
+export const withoutShownKeys = (json: string): string =>
+  json.replace(SHOWN_KEY, (_, open: string, key: string, close: string) => `${open}${key.slice(0, DISPLAY_CHARS)}…${close}`);
+
 export const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
 
 export function generateKeySecret(): KeySecret {

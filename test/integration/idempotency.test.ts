@@ -160,6 +160,19 @@ describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
     expect(await total()).toBe(before + 1);
   });
 
+  it("never stores a new API key: a replay of createApiKey names the key by its prefix, and only its hash is kept", async () => {
+    const query = `mutation { createApiKey(name: "by retry") { key apiKey { id prefix } } }`;
+    const headers = { "idempotency-key": "gql-new-key" };
+    const first = await suite.user.api.graphql(query, undefined, { headers });
+    const { key, apiKey } = first.body.data.createApiKey;
+    expect(key).toMatch(/^msk_[A-Za-z0-9_-]{43}$/);
+    const second = await suite.user.api.graphql(query, undefined, { headers });
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.body.data.createApiKey).toEqual({ key: `${apiKey.prefix}…`, apiKey });
+    const stored = await suite.server.app.db.sql.query<{ response: unknown }>("SELECT response FROM idempotency_records");
+    expect(JSON.stringify(stored)).not.toContain(key);
+  });
+
   it("replays a GraphQL refusal: the document's mutations before it were written, and are not written again", async () => {
     const before = await total();
     const query = `mutation { a: createMemory(input: { content: "before the refusal" }) { id } b: deleteMemory(id: "00000000-0000-4000-8000-000000000000") }`;
