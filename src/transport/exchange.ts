@@ -11,9 +11,14 @@ export interface Exchange {
   route: string;
 }
 
-/** The URL of a request, its path without a trailing slash (`/graphql/` is `/graphql`). */
+/**
+ * The URL of a request, its path without a trailing slash (`/graphql/` is `/graphql`). A path is read as a path:
+ * against a base, `//evil/metrics` (or `/\evil/metrics`) would name a host `evil` and leave the path `/metrics`, a
+ * route that a proxy's rule on the path as sent did not see.
+ */
 export function requestUrl(req: IncomingMessage): URL {
-  const url = new URL(req.url ?? "/", "http://localhost");
+  const target = req.url ?? "/";
+  const url = target.startsWith("/") ? new URL(`http://localhost${target}`) : new URL(target, "http://localhost");
   if (url.pathname.length > 1 && url.pathname.endsWith("/")) url.pathname = url.pathname.slice(0, -1);
   return url;
 }

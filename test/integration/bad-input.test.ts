@@ -159,6 +159,13 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
     expect(res.headers.get("allow")).toBe("POST, GET, HEAD");
   });
 
+  // read against a base, `//evil/api/v1/memory` named a host and served /api/v1/memory: past a proxy's rule on the path
+  it("reads a path that starts with // or /\\ as a path, not as a host before one", async () => {
+    for (const path of ["//evil/api/v1/memory", "/\\evil/api/v1/memory", "//evil/metrics"]) {
+      expectError(await suite.user.api.get(path), 404, "NOT_FOUND", /No route/);
+    }
+  });
+
   it("none of the above wrote anything", async () => {
     const res = await suite.user.api.get("/api/v1/memory?limit=100");
     expect(res.body.total).toBe(1);
