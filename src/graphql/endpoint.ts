@@ -2,7 +2,7 @@ import { SCRIPTED_PAGE_POLICY } from "../transport/page-policy.ts";
 import type { Config } from "../config.ts";
 import type { IdempotencyService } from "../domain/idempotency.ts";
 import { AppError, invalid } from "../errors.ts";
-import { bodyText, readBody } from "../transport/body.ts";
+import { bodyText, checkJsonDepth, readBody } from "../transport/body.ts";
 import { discardEventStream, EventStreams, isEventStream, wantsEventStream } from "../transport/event-stream.ts";
 import type { Exchange } from "../transport/exchange.ts";
 import { idempotent } from "../transport/idempotent.ts";
@@ -58,6 +58,8 @@ export function createGraphQLEndpoint({ config, idempotency, yoga, contextFor, e
       const body = req.method === "POST" ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
       // decoded here, strictly (Yoga would decode bytes that are not UTF-8 leniently), and handed over as text
       const text = bodyText(body);
+      checkJsonDepth(text, "The request body");
+      checkJsonDepth(url.searchParams.get("variables") ?? "", "variables");
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);

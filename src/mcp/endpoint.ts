@@ -6,7 +6,7 @@ import { AppError } from "../errors.ts";
 import type { ContextFor } from "../graphql/context.ts";
 import type { Logger } from "../logger.ts";
 import type { Router } from "../rest/router.ts";
-import { bodyText, readBody } from "../transport/body.ts";
+import { bodyText, checkJsonDepth, readBody } from "../transport/body.ts";
 import type { Exchange } from "../transport/exchange.ts";
 import { bufferedReply, type Reply } from "../transport/reply.ts";
 import { createMcpServer } from "./server.ts";
@@ -46,6 +46,7 @@ export function createMcpEndpoint({ config, logger, schema, router, contextFor }
     // read here, as for every route: the body limit holds, and bytes that are not UTF-8 are refused, not replaced
     const body = bodyText(await readBody(req, config.limits.maxBodyBytes));
     if (body.trimStart().startsWith("[")) return bufferedReply(batchRefused());
+    checkJsonDepth(body, "The request body");
     const server = createMcpServer({
       tools,
       call: (tool, args) => runTool(tool, args, { req, context, schema }),

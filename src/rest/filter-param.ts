@@ -1,5 +1,6 @@
 import { isPlainObject } from "../domain/json.ts";
 import { invalid } from "../errors.ts";
+import { checkJsonDepth } from "../transport/body.ts";
 import type { RestRequest } from "./router.ts";
 import type { QueryInputs } from "./query-params.ts";
 
@@ -56,6 +57,7 @@ export function restFilter(raw: unknown): FilterNode {
 }
 
 function parseJson(text: string): unknown {
+  checkJsonDepth(text, "filter");
   try {
     return JSON.parse(text);
   } catch {

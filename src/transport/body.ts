@@ -48,6 +48,29 @@ export function isJsonContentType(req: IncomingMessage): boolean {
   return type === "application/json" || (type?.startsWith("application/") === true && type.endsWith("+json"));
 }
 
+/**
+ * How deep any JSON a request carries may nest: well past the deepest a request means (a record's or metadata's 32
+ * levels inside its body, a filter's 5), and short of what the checks that walk a value recursively (ours, and
+ * graphql-js' coercion of variables) can take: a filter nested 3 000 deep overflowed the stack, a 500.
+ */
+const MAX_JSON_DEPTH = 64;
+
+/** Refuses JSON text (`what`: the body, a parameter) nested deeper than MAX_JSON_DEPTH; counted in one pass, not parsed. */
+export function checkJsonDepth(text: string, what: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_JSON_DEPTH) throw new AppError("VALIDATION_ERROR", `${what} nests deeper than ${MAX_JSON_DEPTH} levels`);
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+}
+
 /** A REST request's body as JSON: JSON by Content-Type, present, and parseable. */
 export function parseJsonBody(req: IncomingMessage, body: Buffer, { optional = false }: { optional?: boolean } = {}): unknown {
   if ((body.length > 0 || req.headers["content-type"]) && !isJsonContentType(req)) {
@@ -58,6 +81,7 @@ export function parseJsonBody(req: IncomingMessage, body: Buffer, { optional = f
     throw new AppError("VALIDATION_ERROR", "A JSON request body is required");
   }
   const text = bodyText(body);
+  checkJsonDepth(text, "The request body");
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -166,6 +166,29 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
     }
   });
 
+  // walked recursively, a filter nested 3 000 deep overflowed the stack (a 500): JSON is refused past 64 levels first
+  it("refuses JSON nested deeper than 64 levels with 400, on REST, its filter parameter, GraphQL and MCP", async () => {
+    // written out, not stringified: JSON.stringify itself overflows at such depths
+    const deep = (levels: number) => `${'{"not":'.repeat(levels)}{"type":"x"}${"}".repeat(levels)}`;
+    const json = { "content-type": "application/json" };
+    const send = (path: string, text: string, headers: Record<string, string> = json) => suite.user.api.post(path, undefined, { raw: text, headers });
+    const body = await send("/api/v1/memory/search", `{"query":"x","filter":${deep(3_000)}}`);
+    expectError(body, 400, "VALIDATION_ERROR", /^The request body nests deeper than 64 levels$/);
+    const param = await suite.user.api.get(`/api/v1/memory/search?query=x&filter=${encodeURIComponent(deep(200))}`);
+    expectError(param, 400, "VALIDATION_ERROR", /^filter nests deeper than 64 levels$/);
+    const query = JSON.stringify("query ($f: MemoryFilter) { memories(filter: $f) { total } }");
+    const gql = await send("/graphql", `{"query":${query},"variables":{"f":${deep(5_000)}}}`);
+    expect(gql.status).toBe(400);
+    expect(gql.text).toContain("The request body nests deeper than 64 levels");
+    const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_memories","arguments":{"query":"x","filter":${deep(3_000)}}}}`;
+    const mcp = await send("/mcp", call, { ...json, accept: "application/json, text/event-stream" });
+    expect(mcp.status).toBe(400);
+    expect(mcp.text).toContain("nests deeper than 64 levels");
+    // within the limit, the filter's own rule still names the field
+    const shallow = await send("/api/v1/memory/search", `{"query":"x","filter":${deep(20)}}`);
+    expectError(shallow, 400, "VALIDATION_ERROR", /nests and\/or\/not deeper than 5 levels/);
+  });
+
   it("none of the above wrote anything", async () => {
     const res = await suite.user.api.get("/api/v1/memory?limit=100");
     expect(res.body.total).toBe(1);
