@@ -6,11 +6,12 @@ import { restFilterName } from "./filter-param.ts";
 export const snakeCase = (name: string): string => name.replace(/(?<=[a-z0-9])[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 // REST calls a structured record's object `content`, which the service (and GraphQL's input) calls `data`
-const REST_NAMES: Record<string, string> = { data: "content" };
-const restName = (name: string) => REST_NAMES[name] ?? snakeCase(name);
+// (maps, not objects: a field named `__proto__` or `constructor` must not find Object.prototype's)
+const REST_NAMES = new Map([["data", "content"]]);
+const restName = (name: string) => REST_NAMES.get(name) ?? snakeCase(name);
 // the deprecated routes' bodies are camelCase, with `kind` for the type
-const LEGACY_NAMES: Record<string, string> = { type: "kind" };
-const legacyName = (name: string) => LEGACY_NAMES[name] ?? name;
+const LEGACY_NAMES = new Map([["type", "kind"]]);
+const legacyName = (name: string) => LEGACY_NAMES.get(name) ?? name;
 
 /** `message`, which begins with `field` when there is one, with that field's first name as `rename` spells it. */
 function renamedFieldMessage(field: string | null | undefined, message: string, rename: (name: string) => string): string {

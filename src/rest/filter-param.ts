@@ -10,14 +10,20 @@ type FilterNode = Record<string, unknown>;
 const isNode = (value: unknown): value is FilterNode => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The filter fields REST spells otherwise than GraphQL; any other name is passed on as sent. */
-const GRAPHQL_NAMES: Readonly<Record<string, string>> = { thread_id: "threadId", is_archived: "isArchived", from_date: "fromDate", to_date: "toDate" };
-const graphqlName = (name: string) => GRAPHQL_NAMES[name] ?? name;
-const REST_NAMES: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(GRAPHQL_NAMES).map(([rest, graphql]) => [graphql, rest]));
+// (maps, not objects: a field named `__proto__` or `constructor` must not find Object.prototype's)
+const GRAPHQL_NAMES: ReadonlyMap<string, string> = new Map([
+  ["thread_id", "threadId"],
+  ["is_archived", "isArchived"],
+  ["from_date", "fromDate"],
+  ["to_date", "toDate"],
+]);
+const graphqlName = (name: string) => GRAPHQL_NAMES.get(name) ?? name;
+const REST_NAMES: ReadonlyMap<string, string> = new Map([...GRAPHQL_NAMES].map(([rest, graphql]) => [graphql, rest]));
 /**
  * A filter field's name as REST spells it, for a message about a name the filter does not take: a list's filter
  * has no `from_date`, which graphqlNode has renamed `fromDate` by then.
  */
-export const restFilterName = (name: string): string => REST_NAMES[name] ?? name;
+export const restFilterName = (name: string): string => REST_NAMES.get(name) ?? name;
 
 /**
  * A filter's fields in GraphQL's names: `thread_id`, `is_archived`, `from_date` as REST writes them (GraphQL's own

@@ -189,6 +189,14 @@ describe.skipIf(databaseUnavailable())("bad input", () => {
     expectError(shallow, 400, "VALIDATION_ERROR", /nests and\/or\/not deeper than 5 levels/);
   });
 
+  it("names a field called __proto__ or constructor as it is called, in a body and in a filter", async () => {
+    const raw = (text: string) => suite.user.api.post("/api/v1/memory", undefined, { raw: text, headers: { "content-type": "application/json" } });
+    expectError(await raw('{"content":"x","__proto__":{"type":"task"}}'), 400, "VALIDATION_ERROR", /^__proto__ is not a field of a memory/);
+    expectError(await raw('{"content":"x","constructor":1}'), 400, "VALIDATION_ERROR", /^constructor is not a field of a memory/);
+    const filter = encodeURIComponent('{"constructor":{"a":1}}');
+    expectError(await suite.user.api.get(`/api/v1/memory?filter=${filter}`), 400, "VALIDATION_ERROR", /^constructor is not a (filter )?field/);
+  });
+
   it("none of the above wrote anything", async () => {
     const res = await suite.user.api.get("/api/v1/memory?limit=100");
     expect(res.body.total).toBe(1);
