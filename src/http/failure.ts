@@ -20,6 +20,14 @@ export function answerFailure(res: ServerResponse, error: unknown, errorReply: (
     res.destroy();
     return;
   }
-  if (appError.code === "PAYLOAD_TOO_LARGE") res.setHeader("connection", "close"); // the rest of the body is unread
+  closeIfBodyUnread(res);
   send(res, errorReply(appError));
+}
+
+/**
+ * Ends the connection after an answer given before the request's body had all come (a 401, a 413): the rest of it
+ * is not read, and a keep-alive connection would wait for it until the request timeout, then answer it a 408.
+ */
+export function closeIfBodyUnread(res: ServerResponse): void {
+  if (!res.req.complete) res.setHeader("connection", "close");
 }

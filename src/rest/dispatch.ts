@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { IdempotencyService } from "../domain/idempotency.ts";
 import { AppError, asAppError, logUnavailable } from "../errors.ts";
 import type { ContextFor } from "../graphql/context.ts";
+import { closeIfBodyUnread } from "../http/failure.ts";
 import { parseJsonBody, readBody } from "../transport/body.ts";
 import type { Exchange } from "../transport/exchange.ts";
 import { idempotent } from "../transport/idempotent.ts";
@@ -57,7 +58,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
       const appError = asAppError(error);
       if (!res.headersSent) {
         if (appError.code === "INTERNAL") throw error;
-        if (appError.code === "PAYLOAD_TOO_LARGE") res.setHeader("connection", "close"); // the rest of the body is unread
+        closeIfBodyUnread(res);
         logUnavailable(logger, appError, { requestId });
         return restErrorReply(appError);
       }

@@ -47,8 +47,18 @@ describe.runIf(databaseUnderTest() === "pglite")("HTTP timeouts and connection c
   });
 
   it("closes a request whose body does not arrive in time", async () => {
+    const { key } = await suite.server.newUser();
+    const body = `POST /api/v1/memory HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`;
+    const slow = await closedAfter(suite.server.url, body, 1.9, 5);
+    expect(slow.received()).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  // it waited for the rest of the body until the request timeout, then answered that a 408 as well
+  it("answers a request refused before its body has come once, and closes the connection at once", async () => {
     const body = "POST /api/v1/memory HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";
-    await closedAfter(suite.server.url, body, 1.9, 5);
+    const refused = await closedAfter(suite.server.url, body, 0, 1);
+    expect(refused.received()).toMatch(/^HTTP\/1\.1 401/);
+    expect(refused.received().match(/HTTP\/1\.1 /g)).toHaveLength(1);
   });
 
   it("refuses connections beyond HTTP_MAX_CONNECTIONS and serves again once they close", async () => {
