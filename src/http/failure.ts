@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { asAppError, logUnavailable, type AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { send, type Reply } from "../transport/reply.ts";
+import { closeIfBodyUnread, send, type Reply } from "../transport/reply.ts";
 
 /**
  * Answers a request that failed, in its protocol's form (`errorReply`); an unexpected failure is logged and
@@ -22,12 +22,4 @@ export function answerFailure(res: ServerResponse, error: unknown, errorReply: (
   }
   closeIfBodyUnread(res);
   send(res, errorReply(appError));
-}
-
-/**
- * Ends the connection after an answer given before the request's body had all come (a 401, a 413): the rest of it
- * is not read, and a keep-alive connection would wait for it until the request timeout, then answer it a 408.
- */
-export function closeIfBodyUnread(res: ServerResponse): void {
-  if (!res.req.complete) res.setHeader("connection", "close");
 }

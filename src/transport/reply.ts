@@ -26,6 +26,14 @@ export function send(res: ServerResponse, reply: Reply): void {
   res.end(reply.body);
 }
 
+/**
+ * Ends the connection after an answer given before the request's body had all come (a 401, a 413): the rest of it
+ * is not read, and a keep-alive connection would wait for it until the request timeout, then answer it a 408.
+ */
+export function closeIfBodyUnread(res: ServerResponse): void {
+  if (!res.req.complete) res.setHeader("connection", "close");
+}
+
 export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   send(res, jsonReply(status, body, headers));
 
