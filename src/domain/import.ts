@@ -9,7 +9,7 @@ import { completeValues, unknownThread, type MemoryInput, type MemoryValues } fr
 import { insertMemories, type EmbeddingColumns, type InsertedMemory, type NewMemory, type RecordTimes } from "./memory-rows.ts";
 import { MAX_BATCH_ITEMS, type MemoryService } from "./memory.ts";
 import type { Author } from "./principal.ts";
-import { threadValues, type ThreadInput } from "./thread.ts";
+import { threadValues, writeThreadRow, type ThreadInput } from "./thread.ts";
 
 /** What an import keeps of a record as exported: its id (idempotence) and its timestamps (the list's order). */
 interface ImportedRecord {
@@ -172,20 +172,18 @@ export class ImportService extends WritingService {
           canonicalJson([values.title, values.description, values.metadata, values.status] as JsonValue);
         if (same && sameTimes(found, times)) return result("skipped", id);
         checkTimes(found, times);
-        await this.db.prisma.thread.update({ where: { id: found.id }, data: { ...values, ...times } });
+        const row = { id: found.id, userId: author.userId, ...values, ...times };
+        // deleted since it was read: stored anew
+        if (!(await writeThreadRow(this.db.sql, "update", row))) return await this.storeThread(author, line, item);
         this.relay.wake();
         return result("updated", id);
       };
       const found = await this.db.prisma.thread.findUnique({ where: { id } });
       if (found) return await held(found);
-      try {
-        const createdAt = createdAtOf(item);
-        await this.db.prisma.thread.create({ data: { id, userId: author.userId, ...values, ...times, ...(createdAt ? { createdAt } : {}) } });
-      } catch (error) {
+      if (!(await writeThreadRow(this.db.sql, "insert", { id, userId: author.userId, ...values, ...times, createdAt: createdAtOf(item) }))) {
         // stored meanwhile by a concurrent import: as if it had been there at first
-        const meanwhile = (error as { code?: unknown }).code === "P2002" ? await this.db.prisma.thread.findUnique({ where: { id } }) : null;
-        if (!meanwhile) throw error;
-        return await held(meanwhile);
+        const meanwhile = await this.db.prisma.thread.findUnique({ where: { id } });
+        return meanwhile ? await held(meanwhile) : await this.storeThread(author, line, item);
       }
       this.relay.wake();
       return result("created", id);

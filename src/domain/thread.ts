@@ -1,6 +1,7 @@
 import { WritingService } from "./writing-service.ts";
 import type { Principal } from "./principal.ts";
 import type { Limits } from "../config.ts";
+import type { Sql } from "../db/database.ts";
 import { invalid, notFound } from "../errors.ts";
 import type { Prisma, Thread, ThreadStatus } from "../generated/prisma/client.ts";
 import { isUuid, newId } from "./ids.ts";
@@ -46,17 +47,43 @@ export function threadValues(input: ThreadInput, limits: Limits) {
   };
 }
 
+/** A thread's row as an insert or a whole update writes it; a time not given is the database's clock. */
+export interface ThreadRow extends ReturnType<typeof threadValues> {
+  id: string;
+  userId: string;
+  createdAt?: Date | null;
+  updatedAt?: Date | null;
+}
+
+/**
+ * Writes a thread's row whole: inserts it (false when its id is taken) or updates the user's row of that id (false
+ * when there is none). In SQL rather than through Prisma, whose create and update dropped a metadata key called
+ * __proto__, which JSON allows and memories keep.
+ */
+export async function writeThreadRow(sql: Sql, mode: "insert" | "update", row: ThreadRow): Promise<boolean> {
+  const params = [row.id, row.userId, row.title, row.description, JSON.stringify(row.metadata), row.status, row.createdAt ?? null, row.updatedAt ?? null];
+  const written = await sql.query(
+    mode === "insert"
+      ? `INSERT INTO threads (id, user_id, title, description, metadata, status, created_at, updated_at)
+         VALUES ($1::uuid, $2::uuid, $3, $4, $5::jsonb, $6::thread_status, coalesce($7::timestamptz, now()), coalesce($8::timestamptz, now()))
+         ON CONFLICT (id) DO NOTHING RETURNING id`
+      : `UPDATE threads SET title = $3, description = $4, metadata = $5::jsonb, status = $6::thread_status,
+                created_at = coalesce($7::timestamptz, created_at), updated_at = coalesce($8::timestamptz, ${RISEN_UPDATED_AT})
+          WHERE id = $1::uuid AND user_id = $2::uuid RETURNING id`,
+    params,
+  );
+  return written.length > 0;
+}
+
 const newestFirst: Prisma.ThreadOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
 
 /** Threads group a user's memories (a conversation, a project); a memory belongs to at most one. */
 export class ThreadService extends WritingService {
   async create(principal: Principal, input: ThreadInput, query: ThreadQuery = {}): Promise<Thread> {
-    const thread = await this.db.prisma.thread.create({
-      ...query,
-      data: { id: newId(), userId: principal.userId, ...threadValues(input, this.limits) },
-    });
+    const id = newId();
+    await writeThreadRow(this.db.sql, "insert", { id, userId: principal.userId, ...threadValues(input, this.limits) });
     this.relay.wake();
-    return thread;
+    return await this.db.prisma.thread.findUniqueOrThrow({ ...query, where: { id } });
   }
 
   get(principal: Principal, id: string, query: ThreadQuery = {}): Promise<Thread | null> {

@@ -320,6 +320,16 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     expect(early.results[0]).toMatchObject({ status: "failed", error: { message: expect.stringMatching(/^updated_at must not be before created_at/) } });
   });
 
+  it("keeps a thread's metadata key called __proto__, created and replaced", async () => {
+    const api = (await suite.server.newUser()).api;
+    const id = "01a20000-0000-7000-8000-0000000071e7";
+    const metadataKeys = async () => Object.keys((await api.get(`/api/v1/threads/${id}`)).body.thread.metadata).sort();
+    expect(await importOf(api, [{ kind: "thread", id, title: "p", metadata: JSON.parse('{"__proto__":{"a":1},"b":2}') }])).toMatchObject({ created: 1 });
+    expect(await metadataKeys()).toEqual(["__proto__", "b"]);
+    expect(await importOf(api, [{ kind: "thread", id, title: "p", metadata: JSON.parse('{"__proto__":{"a":2}}') }])).toMatchObject({ updated: 1 });
+    expect(await metadataKeys()).toEqual(["__proto__"]);
+  });
+
   it("stores a record given twice in one file once: the later line replaces the earlier", async () => {
     const api = (await suite.server.newUser()).api;
     const id = "01a20000-0000-7000-8000-00000000abcd";

@@ -41,6 +41,21 @@ describe.skipIf(databaseUnavailable())("threads", () => {
       });
     });
 
+    it("keeps a metadata key called __proto__, as memories do, created, read and updated", async () => {
+      const raw = (method: "post" | "patch", path: string, text: string) =>
+        suite.user.api[method](path, undefined, { raw: text, headers: { "content-type": "application/json" } });
+      const ownKeys = (thread: { metadata: object }) => Object.keys(thread.metadata).sort();
+      const read = async (id: string) => (await suite.user.api.get(`/api/v1/threads/${id}`)).body.thread;
+      const created = await raw("post", "/api/v1/threads", '{"title":"proto","metadata":{"__proto__":{"x":1},"b":2}}');
+      expect(created.status).toBe(201);
+      expect(ownKeys(created.body)).toEqual(["__proto__", "b"]);
+      expect(ownKeys(await read(created.body.id))).toEqual(["__proto__", "b"]);
+      const updated = await raw("patch", `/api/v1/threads/${created.body.id}`, '{"metadata":{"__proto__":{"y":2}}}');
+      expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+      expect(ownKeys(updated.body)).toEqual(["__proto__"]);
+      expect(ownKeys(await read(created.body.id))).toEqual(["__proto__"]);
+    });
+
     it.each([
       ["no title", { description: "x" }, /^title is required/],
       ["an empty title", { title: "  " }, /^title must not be empty/],
