@@ -7,6 +7,7 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { z } from "zod";
 import { asAppError, type AppError } from "../errors.ts";
 import { SERVICE_VERSION } from "../project-root.ts";
 import { restErrorReply } from "../rest/errors.ts";
@@ -28,6 +29,15 @@ const MEMORY_GUIDE = [
   "- Keep the memories of one project or conversation together in a thread: `create_thread`, then `remember` with its " +
     "thread_id; `recall` with a thread_id stays within it.",
 ].join("\n");
+
+/**
+ * tools/call with its arguments as sent. The SDK checks each call against its own CallToolRequestSchema (a JSON
+ * object, or none) before the handler, then hands the handler the request as this schema parses it: its own rebuilt
+ * the arguments, dropping one called __proto__, which JSON allows and the service refuses as it refuses any unknown.
+ */
+const CallToolAsSent = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.custom<Readonly<Record<string, unknown>>>().optional() }),
+});
 
 /** The JSON-RPC code MCP gives a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
@@ -72,7 +82,7 @@ export function createMcpServer({ tools, call, failed }: CallerTools): McpServer
       annotations,
     })),
   }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
+  mcp.server.setRequestHandler(CallToolAsSent, async ({ params }): Promise<CallToolResult> => {
     const tool = byName.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `There is no tool ${params.name}`);
     try {

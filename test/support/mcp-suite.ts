@@ -163,6 +163,8 @@ export function describeMcpTools(setup: McpSuiteSetup): void {
       ["remember", { content: "x", tags: "drinks" }, "tags must be a list of strings"],
       ["remember", { content: "x", thread_id: MISSING }, "thread_id"],
       ["remember", { content: "x", colour: "red" }, "colour is not an argument of remember"],
+      // as JSON carries it: a key of its own, which the SDK's own parse of the arguments dropped
+      ["remember", JSON.parse('{"content":"x","__proto__":{"type":"task"}}'), "__proto__ is not an argument of remember"],
       ["recall", { query: "tea", limit: 500 }, "limit must be"],
       ["list_memories", { limit: "5" }, "limit must be a whole number"],
       ["search_memories", { query: "tea", from_date: "yesterday" }, "from_date"],
