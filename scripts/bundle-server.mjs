@@ -26,6 +26,22 @@ const EXTERNAL = [
   "@graphql-yoga/render-graphiql",
 ];
 
+/**
+ * graphql-js ships each of its modules twice, as .mjs and as .js (CommonJS). A deep import without an extension
+ * (graphql-armor's `graphql/language/parser`) reached the CommonJS copy: a second graphql-js in the bundle, whose
+ * GraphQLError failed our instanceof, so that every syntax error answered 500 INTERNAL. Such imports take the ES
+ * module, as `graphql` itself does (mainFields below).
+ * @type {import("esbuild").Plugin}
+ */
+const oneGraphql = {
+  name: "one-graphql",
+  setup(build) {
+    build.onResolve({ filter: /^graphql\/.+/ }, (args) =>
+      /\.m?js$/.test(args.path) ? undefined : build.resolve(`${args.path}.mjs`, { kind: args.kind, resolveDir: args.resolveDir }),
+    );
+  },
+};
+
 const OUT_DIR = "dist/server";
 /** @type {import("esbuild").BuildOptions} */
 const COMMON = {
@@ -45,6 +61,7 @@ const COMMON = {
   mainFields: ["module", "main"],
   // CommonJS libraries inside an ES module bundle still call require()
   banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
+  plugins: [oneGraphql],
 };
 // the code main.mjs imports once it listens (src/main.ts): one chunk beside it, found by the same relative paths
 const CHUNK = /^chunk-.*\.mjs(\.map)?$/;
