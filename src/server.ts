@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Config } from "./config.ts";
 import type { Services } from "./domain/services.ts";
 import type { GraphQLEndpoint } from "./graphql/endpoint.ts";
-import { graphqlErrorReply } from "./graphql/errors.ts";
+import { graphqlErrorReply } from "./graphql/error-reply.ts";
 import { GRAPHIQL_ASSETS } from "./graphql/graphiql.ts";
 import type { ApiDocs } from "./docs/api-docs.ts";
 import { answerClientError } from "./http/client-error.ts";

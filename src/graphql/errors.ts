@@ -2,7 +2,6 @@ import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { AppError, errorStatus, isErrorCode, logUnavailable, type ErrorCode } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { jsonReply, type Reply } from "../transport/reply.ts";
 
 type HttpExtension = { status?: number; headers?: Record<string, string> };
 
@@ -49,10 +48,6 @@ export function maskError(logger: Logger) {
     });
   };
 }
-
-/** The answer to a GraphQL request refused before Yoga saw it (no key, too large, rate-limited, …). */
-export const graphqlErrorReply = (error: AppError): Reply =>
-  jsonReply(error.status, { errors: [{ message: error.message, extensions: { code: error.code } }] }, { ...error.headers });
 
 /**
  * Gives every error a code from the shared table: Yoga's own request errors (wrong method, bad parameters) and

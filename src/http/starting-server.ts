@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { ConfigError, type Config } from "../config.ts";
 import { AppError } from "../errors.ts";
+import { graphqlErrorReply } from "../graphql/error-reply.ts";
 import { restErrorReply } from "../rest/errors.ts";
 import { jsonReply, send } from "../transport/reply.ts";
 import { requestIdOf } from "./request-id.ts";
@@ -15,7 +16,7 @@ const RETRY_AFTER_SECONDS = "1";
 /**
  * The service's HTTP server, listening on HOST:PORT before the rest of the service has loaded its code and opened
  * its database: a supervisor sees the process alive at once (`/healthz` 200), `/readyz` answers 503
- * `{"status":"starting"}` and every other request 503 with Retry-After until `createHttpServer` takes the server's
+ * `{"status":"starting"}` and every other request 503 with Retry-After (in GraphQL's form at /graphql) until `createHttpServer` takes the server's
  * requests over. This module imports nothing heavy, so that `npm start` listens as soon as Node.js can.
  */
 export async function listenWhileStarting(config: Config): Promise<Server> {
@@ -61,5 +62,5 @@ function answerWhileStarting(req: IncomingMessage, res: ServerResponse, security
   if (readMethod && path === "/healthz") return send(res, jsonReply(200, { status: "ok" }));
   if (readMethod && path === "/readyz") return send(res, jsonReply(503, { status: STARTING_STATUS }));
   const starting = new AppError("SERVICE_UNAVAILABLE", "The service is starting: try again shortly", { headers: { "retry-after": RETRY_AFTER_SECONDS } });
-  send(res, restErrorReply(starting));
+  send(res, (path === "/graphql" ? graphqlErrorReply : restErrorReply)(starting));
 }

@@ -34,7 +34,10 @@ describe.skipIf(databaseUnavailable())("the server npm start listens on while th
       const res = await client.request(method, path, method === "POST" ? { json: {} } : {});
       expect(res.status, `${method} ${path}`).toBe(503);
       expect(res.headers.get("retry-after")).toBe("1");
-      expect(res.body).toMatchObject({ error: { code: "SERVICE_UNAVAILABLE" } });
+      // each in its protocol's form: GraphQL clients (the dashboard) read `errors`
+      const refusal = { code: "SERVICE_UNAVAILABLE", message: "The service is starting: try again shortly" };
+      if (path === "/graphql") expect(res.body).toEqual({ errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
+      else expect(res.body).toEqual({ error: refusal });
     }
   });
 
