@@ -11,6 +11,7 @@ import { maskError, useErrorCodes } from "./errors.ts";
 import { useStrictParams } from "./use-strict-params.ts";
 import { useMetrics, type OperationObserver } from "./use-metrics.ts";
 import { useSharedSubscriptions } from "./use-shared-subscriptions.ts";
+import { useSubscriptionRootCheck } from "./use-subscription-root-check.ts";
 
 
 export type Yoga = YogaServerInstance<Context, {}>;
@@ -35,6 +36,7 @@ export function createGraphQL(config: Config, logger: Logger, observe: Operation
       useMutationsCounted(),
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       useStrictParams(),
+      useSubscriptionRootCheck(),
       useErrorCodes(),
       useMetrics(observe),
       useSharedSubscriptions(),

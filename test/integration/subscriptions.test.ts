@@ -174,6 +174,33 @@ describe.skipIf(databaseUnavailable())("GraphQL subscriptions over Server-Sent E
       expect(any.status).toBe(400);
     });
 
+    // graphql-js 16 decided them in validation without the variables: `@include(if: $on)` was refused as "not provided",
+    // and `@skip(if: true)` left nothing to subscribe to (500 INTERNAL)
+    it.each([
+      ["subscription { memoryEvents @skip(if: true) { id } }", {}],
+      ["subscription On($on: Boolean!) { memoryEvents @include(if: $on) { id } }", { on: true }],
+      ["subscription { ... on Subscription { memoryEvents @skip(if: false) { id } } }", {}],
+      ["subscription { ...Events } fragment Events on Subscription { memoryEvents @include(if: true) { id } }", {}],
+    ])("refuses @skip and @include at the top level with 400 VALIDATION_ERROR: %s", async (query, variables) => {
+      const sub = await subscribe(suite.server.url, suite.user.key, query, variables);
+      onTestFinished(() => sub.close());
+      expect(sub.status).toBe(400);
+      const { errors } = await sub.nth(0);
+      expect(errors?.[0]).toMatchObject({
+        message: expect.stringMatching(/must not use @skip or @include on its top-level selection/),
+        extensions: { code: "VALIDATION_ERROR" },
+      });
+    });
+
+    it("takes @skip and @include with variables below the top level", async () => {
+      const who = await suite.server.newUser();
+      const query = "subscription On($on: Boolean!) { memoryEvents { memoryId type @include(if: $on) } }";
+      const sub = await listen(suite.server, who, query, { on: false });
+      expect(sub.status).toBe(200);
+      const { id } = await remember(who, { content: "conditional fields" });
+      expect((await sub.nth(0, 1000)).data.memoryEvents).toEqual({ memoryId: id });
+    });
+
     it("answers 406 NOT_ACCEPTABLE, saying why, to a client that accepts only JSON", async () => {
       const res = await fetch(`${suite.server.url}/graphql`, {
         method: "POST",
