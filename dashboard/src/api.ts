@@ -21,6 +21,8 @@ export class ApiError extends Error {
 interface GraphQLResponse<T> {
   data?: T | null;
   errors?: { message?: string; extensions?: { code?: string } }[];
+  /** The REST form of an error, which a proxy or an older server may answer /graphql with. */
+  error?: { message?: string; code?: string };
 }
 
 let onUnauthorized: (error: ApiError) => void = () => {};
@@ -36,8 +38,10 @@ export interface CallOptions {
 }
 
 export async function gql<T>(query: string, variables: Record<string, unknown> = {}, options: CallOptions = {}): Promise<T> {
-  const key = options.key ?? storedKey();
+  const key = (options.key ?? storedKey())?.trim();
   if (!key) throw new ApiError("You are not signed in", "UNAUTHORIZED", 401);
+  // no key holds other characters, and fetch refuses a header that does (as if the server could not be reached)
+  if (!/^[\x21-\x7e]+$/.test(key)) throw new ApiError("That is not an API key", "UNAUTHORIZED", 401);
   let response: Response;
   try {
     response = await fetch(ENDPOINT, {
@@ -57,7 +61,7 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   } catch {
     throw new ApiError(`The server answered ${response.status} ${response.statusText} without a GraphQL response`, "BAD_RESPONSE", response.status);
   }
-  const first = body.errors?.[0];
+  const first = body.errors?.[0] ?? (body.error ? { message: body.error.message, extensions: { code: body.error.code } } : undefined);
   if (first || !body.data) {
     const error = new ApiError(first?.message ?? "The server sent no data", first?.extensions?.code ?? "ERROR", response.status);
     if (error.unauthorized && options.key === undefined) onUnauthorized(error);

@@ -38,8 +38,13 @@ export function formatDate(iso: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }
 
+/** At most `max` UTF-16 units, an ellipsis last; never half of a character outside the BMP (an emoji). */
 export function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--; // a high surrogate, whose low half the cut would drop
+  return `${text.slice(0, end)}…`;
 }
 
 /** Comma-separated tags, trimmed, blanks dropped. */

@@ -10,12 +10,21 @@ export interface Route {
   params: URLSearchParams;
 }
 
+/** A part of the address, decoded; as it is when it is not well-formed percent-encoding (then no id it names exists). */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 /** `#/memories?type=x`, `#/memories/<id>`, `#/keys`, … */
 export function parseRoute(hash: string): Route {
   const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?", 2);
   const [first, second] = path.split("/");
   const params = new URLSearchParams(query);
-  if (first === "memories" && second) return { name: "memory", id: decodeURIComponent(second), params };
+  if (first === "memories" && second) return { name: "memory", id: decoded(second), params };
   if (first === "memories" || first === "search" || first === "threads") return { name: first, params };
   return { name: "keys", params };
 }
@@ -82,13 +91,16 @@ export function loading(view: HTMLElement): void {
 
 /** Previous / next for a page of `total` results. */
 export function pager(page: { total: number; limit: number; offset: number; hasMore: boolean }, go: (offset: number) => void): HTMLElement {
-  const first = page.total === 0 ? 0 : page.offset + 1;
-  const last = Math.min(page.offset + page.limit, page.total);
+  // an offset past the end (an address typed or kept while results went away): Previous goes to the last page
+  const past = page.offset >= page.total;
+  const lastPage = Math.max(0, Math.ceil(page.total / page.limit) - 1) * page.limit;
+  const range =
+    page.total === 0 ? "none" : past ? `none here: ${page.total} in all` : `${page.offset + 1}–${Math.min(page.offset + page.limit, page.total)} of ${page.total}`;
   return h(
     "nav",
     { class: "pager", "aria-label": "Pages" },
-    h("button", { type: "button", disabled: page.offset === 0, onclick: () => go(Math.max(0, page.offset - page.limit)) }, "← Previous"),
-    h("span", { class: "muted" }, `${first}–${last} of ${page.total}`),
+    h("button", { type: "button", disabled: page.offset === 0, onclick: () => go(past ? lastPage : Math.max(0, page.offset - page.limit)) }, "← Previous"),
+    h("span", { class: "muted" }, range),
     h("button", { type: "button", disabled: !page.hasMore, onclick: () => go(page.offset + page.limit) }, "Next →"),
   );
 }

@@ -204,6 +204,11 @@ describe.skipIf(chromiumMissing)("the dashboard in Chromium", () => {
   it("refuses a bad key, then signs in and keeps the key in sessionStorage only", async () => {
     await page.goto(`${server.url}/dashboard`);
     expect(page.url()).toBe(`${server.url}/dashboard/`);
+    // a character no key holds, which fetch refuses to send: once said as "The server cannot be reached"
+    await page.getByLabel("API key").fill("not a key 💥");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("That API key is not valid").waitFor();
+    await page.locator(".signin .notice").evaluate((notice) => notice.remove());
     await page.getByLabel("API key").fill("msk_not-a-real-key");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByText("That API key is not valid").waitFor();
@@ -302,6 +307,27 @@ describe.skipIf(chromiumMissing)("the dashboard in Chromium", () => {
     expect(await page.title()).not.toBe("pwned");
   });
 
+  it("cuts long text between characters and wraps long words, in the list and in search", async () => {
+    const emoji = `${"a".repeat(158)}${"😀".repeat(10)}`;
+    const word = "0123456789abcdef".repeat(300);
+    for (const content of [emoji, word]) expect((await user.api.post("/api/v1/memory", { content, tags: ["long"] })).status).toBe(201);
+    const wide = () => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+    const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+    await page.goto(`${server.url}/dashboard/#/memories?tags=long`);
+    const cut = page.getByRole("link", { name: /^a{158}/ });
+    await cut.waitFor();
+    expect(loneSurrogate.test((await cut.textContent())!)).toBe(false);
+    expect(await wide()).toBe(false);
+
+    await page.goto(`${server.url}/dashboard/#/search?q=${word.slice(0, 64)}`);
+    await page.locator("ol.hits li", { hasText: word.slice(0, 64) }).waitFor();
+    expect(await wide()).toBe(false);
+    // an address that is not well-formed percent-encoding names no memory, and the page says so
+    await page.goto(`${server.url}/dashboard/#/memories/%E0%A4%A`);
+    await page.getByText("Memory not found").waitFor();
+  });
+
   it("finds the memory by semantic search and by recall", async () => {
     await tab("Search & recall");
     await heading("Search & recall");
@@ -322,14 +348,30 @@ describe.skipIf(chromiumMissing)("the dashboard in Chromium", () => {
   });
 
   it("lists threads and changes a thread's status", async () => {
-    const created = await user.api.post("/api/v1/threads", { title: "Dashboard thread", description: "made by the browser test" });
-    expect(created.status).toBe(201);
+    // last changed long ago (an import keeps the file's times), so that the change shows in the row
+    const line = { kind: "thread", title: "Dashboard thread", description: "made by the browser test", updated_at: "2025-01-02T03:04:05.000Z" };
+    const imported = await user.api.post("/api/v1/import", undefined, { raw: `${JSON.stringify(line)}\n`, headers: { "content-type": "application/x-ndjson" } });
+    expect(imported.body.created, imported.text).toBe(1);
+    const id = imported.body.results[0].id as string;
+    // a title of one long word wraps rather than widen the page
+    const long = await user.api.post("/api/v1/threads", { title: "Supercalifragilistic".repeat(10) });
+    expect((await user.api.patch(`/api/v1/threads/${long.body.id}`, { status: "archived" })).status).toBe(200);
     await tab("Threads");
     await heading("Threads");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
     const row = page.locator("tr", { hasText: "Dashboard thread" });
     await row.getByRole("combobox").selectOption("completed");
     await page.getByText('"Dashboard thread" is now completed.').waitFor();
-    expect((await user.api.get(`/api/v1/threads/${created.body.id}`)).body.thread.status).toBe("completed");
+    const stored = (await user.api.get(`/api/v1/threads/${id}`)).body.thread;
+    expect(stored.status).toBe("completed");
+    const shown = await page.evaluate((iso) => new Date(iso).toLocaleString(), stored.updated_at);
+    expect(await row.locator("td").nth(2).textContent()).toBe(shown);
+
+    // an offset past the last thread (an old address): said so, and Previous goes to the last page
+    await page.goto(`${server.url}/dashboard/#/threads?offset=500`);
+    await page.getByText("none here: ").waitFor();
+    await page.getByRole("button", { name: "← Previous" }).click();
+    await row.waitFor();
 
     await page.getByLabel("Filter by status").selectOption("active");
     await page.getByText("No threads.").waitFor();

@@ -55,6 +55,7 @@ function threadRow(thread: Thread, ctx: PageContext): HTMLElement {
     { name: "thread-status", "aria-label": `Status of ${thread.title}` },
     ...THREAD_STATUSES.map((value) => h("option", { value, selected: value === current }, value)),
   );
+  const updated = h("td", {}, formatDate(thread.updatedAt));
   select.addEventListener("change", () => {
     const next = select.value;
     if (!isStatus(next)) return;
@@ -62,6 +63,7 @@ function threadRow(thread: Thread, ctx: PageContext): HTMLElement {
     gql<{ updateThread: Thread }>(UPDATE_THREAD, { id: thread.id, input: { status: next } })
       .then(({ updateThread }) => {
         current = updateThread.status;
+        updated.textContent = formatDate(updateThread.updatedAt);
         ctx.notices.info(`"${thread.title}" is now ${current}.`);
       })
       .catch((error: unknown) => {
@@ -75,7 +77,7 @@ function threadRow(thread: Thread, ctx: PageContext): HTMLElement {
     { "data-thread-id": thread.id },
     h("td", {}, h("strong", {}, thread.title), thread.description ? h("div", { class: "small muted" }, thread.description) : null),
     h("td", {}, thread.memoryCount),
-    h("td", {}, formatDate(thread.updatedAt)),
+    updated,
     h("td", {}, select),
   );
 }
