@@ -14,6 +14,7 @@ import { serveDashboard } from "./http/dashboard.ts";
 import { answerFailure } from "./http/failure.ts";
 import type { Metrics } from "./http/metrics.ts";
 import { MIGRATION_GUIDE } from "./docs/migration.ts";
+import { TEXT_PAGE_POLICY } from "./transport/page-policy.ts";
 import { readiness } from "./http/readiness.ts";
 import { requestIdOf } from "./http/request-id.ts";
 import { logWhenAnswered, pageRoute } from "./http/request-log.ts";
@@ -76,7 +77,9 @@ export function createHttpServer({ config, logger, services, metrics, scrape, gr
     if (path === "/healthz") return jsonReply(200, { status: "ok" });
     if (path === "/readyz") return draining ? jsonReply(503, { status: "draining" }) : readiness(services, config.readinessTimeoutMs, logger);
     if (path === "/metrics") return scrape(req);
-    if (path === "/docs/migration") return { status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: MIGRATION_GUIDE };
+    if (path === "/docs/migration") {
+      return { status: 200, headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": TEXT_PAGE_POLICY }, body: MIGRATION_GUIDE };
+    }
     if (serveDashboard(req, res, path)) return undefined;
     if (path.startsWith(GRAPHIQL_ASSETS)) return graphql.asset(exchange);
     if (path === "/mcp") return mcp(exchange);

@@ -9,6 +9,7 @@ export const MIGRATION_GUIDE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Migrating from /api/v1/memories to /api/v1/memory</title>
+<link rel="icon" href="data:,">
 <style>
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
   code, pre { font: 14px/1.4 ui-monospace, monospace; background: #f4f4f6; border-radius: 4px; }

@@ -15,3 +15,13 @@ export const SCRIPTED_PAGE_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join("; ");
+
+/** The content policy of a page of text with its own style sheet and nothing to run or fetch (the migration guide). */
+export const TEXT_PAGE_POLICY = [
+  "default-src 'none'",
+  "style-src 'unsafe-inline'",
+  "img-src data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");

@@ -34,6 +34,10 @@ export async function openOfflinePage(executablePath: string, origin: string, ig
     elsewhere.push(url);
     return route.abort();
   });
+  // a violation of the page's content policy, even one a script catches (zod's test of eval), is a problem
+  await context.addInitScript(() =>
+    document.addEventListener("securitypolicyviolation", (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`)),
+  );
   const page = await context.newPage();
   page.on("request", (request) => fetched.push(request.url()));
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
