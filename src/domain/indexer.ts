@@ -166,12 +166,19 @@ export class Indexer {
     this.nextFlush = next;
     next.done = this.serially(async () => {
       this.nextFlush = undefined;
-      if (next.ids.size > 0) {
-        const tasks = await this.db.sql.query<Task>(
-          `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE memory_id = ANY($1::uuid[])`,
-          [[...next.ids]],
-        );
-        await this.apply(tasks, next.fresh);
+      try {
+        if (next.ids.size > 0) {
+          const tasks = await this.db.sql.query<Task>(
+            `SELECT id, memory_id AS "memoryId" FROM index_tasks WHERE memory_id = ANY($1::uuid[])`,
+            [[...next.ids]],
+          );
+          await this.apply(tasks, next.fresh);
+        }
+      } catch (error) {
+        // the writes waiting on this flush have committed, their tasks with them: a failure here (the database
+        // gone for a moment) must not answer them as failed, which a client would retry into a second copy.
+        // The tasks stay queued, and the background loop applies them at its next poll
+        this.logger.warn({ err: error, memories: next.ids.size }, "applying committed writes' index tasks failed; the background loop retries them");
       }
       // a memory changed since its insert has a task now, which the flush applied as the memory is now
       await this.applyUntasked([...next.untasked.values()].filter((row) => !next.ids.has(row.id)));

@@ -84,6 +84,35 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
     }
   });
 
+  // a connection terminated by the database between the write's commit and its index work (helper-24): the write
+  // was stored, and its 500 led a retrying client to store it twice
+  it("answers a committed write as done when applying its index task fails after the commit, and applies it later", async () => {
+    const server = await startTestServer();
+    try {
+      const user = await server.newUser();
+      const created = await user.api.post("/api/v1/memory", { content: "the bike lock code is 4711" });
+      const { sql } = server.app.db;
+      const query = sql.query.bind(sql);
+      let failed = 0;
+      sql.query = ((text: string, params?: unknown[]) => {
+        if (failed === 0 && /FROM index_tasks WHERE memory_id = ANY/.test(text)) {
+          failed++;
+          return Promise.reject(new Error("terminating connection due to administrator command"));
+        }
+        return query(text, params);
+      }) as typeof sql.query;
+      const patched = await user.api.patch(`/api/v1/memories/${created.body.id}`, { content: "the garage door code is 0815" });
+      expect(failed).toBe(1);
+      expect(patched.status, patched.text).toBe(200);
+      expect(patched.body.content).toBe("the garage door code is 0815");
+      const queued = await until(() => sql.query("SELECT 1 FROM index_tasks"), (rows) => rows.length === 0);
+      expect(queued).toEqual([]);
+      expect((await searchIds(user.api, "garage door code"))[0]).toBe(created.body.id);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("makes a Qdrant collection lost behind its back again, with every memory's vector, at once and at the next start", async () => {
     const qdrant = await FakeQdrant.start();
     const env = { ...database.env, QDRANT_URL: qdrant.url };
