@@ -53,13 +53,21 @@ export class ApiKeyService {
 
   /**
    * Whether the key `keyId`, which authenticated a request that is still answering (a subscription's stream),
-   * has not been revoked since: exactly on the embedded database, and on PostgreSQL as of at most a second ago.
+   * has not been revoked since: exactly on the embedded database, and on PostgreSQL as of at most a second ago (or
+   * as of the last answer, while the database gives none).
    */
   async stands(keyId: string): Promise<boolean> {
     if (this.cache) return !this.revokedIds.has(keyId);
     const checked = this.standingAt.get(keyId);
     if (checked !== undefined && performance.now() - checked < STANDING_RECHECK_MS) return true;
-    const row = await this.db.prisma.apiKey.findUnique({ where: { id: keyId }, select: { revokedAt: true } });
+    let row: { revokedAt: Date | null } | null;
+    try {
+      row = await this.db.prisma.apiKey.findUnique({ where: { id: keyId }, select: { revokedAt: true } });
+    } catch {
+      // the database not answering for a moment (a restart, a terminated connection) is no revocation: a stream
+      // ended here would be told `complete`, on which clients do not reconnect. The next event asks again
+      return true;
+    }
     if (!row || row.revokedAt) {
       this.standingAt.delete(keyId);
       return false;
