@@ -68,9 +68,35 @@ export const unauthorized = (reason = "Missing or invalid API key") => new AppEr
 /** An unexpected failure: the client sees only "Internal server error"; the cause goes to the log. */
 export const internalError = (cause: unknown): AppError => new AppError("INTERNAL", "Internal server error", { cause });
 
-export const asAppError = (error: unknown): AppError => (error instanceof AppError ? error : internalError(error));
+/**
+ * What a database client says when its connection is gone or cannot be made: Prisma's codes (P1001 cannot reach,
+ * P1002 and P1008 timed out, P1017 closed, P2024 no pooled connection in time), PostgreSQL's SQLSTATE class 08
+ * (connection exception) and 57P01-57P03 (shut down, crashed, starting), the socket errors of Node.js under them;
+ * the driver adapter's kinds of the same; and node-postgres' messages for a connection lost without a code.
+ */
+const CONNECTION_LOST_CODE = /^(P1001|P1002|P1008|P1017|P2024|08[0-9A-Z]{3}|57P0[1-3]|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)$/;
+const CONNECTION_LOST_KIND = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const CONNECTION_LOST_MESSAGE = /^(Connection terminated|Can't reach database server|Client has encountered a connection error)/;
 
-/** Logs why a dependency (the embedder, the vector index) failed a request: the client gets 503, the log the cause. */
+/** Whether `error`, or one of its causes (Prisma's wrap a driver's), is a lost or refused database connection. */
+export function connectionLost(error: unknown, depth = 0): boolean {
+  if (typeof error !== "object" || error === null || depth > 5) return false;
+  const { code, kind, message, cause, meta } = error as { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  if (typeof code === "string" && CONNECTION_LOST_CODE.test(code)) return true;
+  if (typeof kind === "string" && CONNECTION_LOST_KIND.has(kind)) return true;
+  if (typeof message === "string" && CONNECTION_LOST_MESSAGE.test(message)) return true;
+  return connectionLost(cause, depth + 1) || connectionLost(meta?.driverAdapterError, depth + 1);
+}
+
+/** A request the database could not serve for now (down, restarting, its connections cut): 503, to be retried. */
+const databaseUnavailable = (cause: unknown): AppError =>
+  new AppError("SERVICE_UNAVAILABLE", "The database cannot be reached; try again shortly", { cause, headers: { "retry-after": "1" } });
+
+/** The service's error for any failure: itself, a database out of reach (503), or INTERNAL. */
+export const asAppError = (error: unknown): AppError =>
+  error instanceof AppError ? error : connectionLost(error) ? databaseUnavailable(error) : internalError(error);
+
+/** Logs why a dependency (the embedder, the vector index, the database) failed a request: the client gets 503, the log the cause. */
 export function logUnavailable(logger: Logger, error: AppError, context: Record<string, unknown> = {}): void {
   if (error.code === "SERVICE_UNAVAILABLE" && error.cause) logger.warn({ err: error.cause, ...context }, "a dependency is unavailable: the request failed with 503");
 }

@@ -1,6 +1,6 @@
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { AppError, errorStatus, isErrorCode, logUnavailable, type ErrorCode } from "../errors.ts";
+import { AppError, asAppError, connectionLost, errorStatus, isErrorCode, logUnavailable, type ErrorCode } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 
 type HttpExtension = { status?: number; headers?: Record<string, string> };
@@ -30,7 +30,9 @@ function fromAppError(error: AppError, located?: GraphQLError): GraphQLError {
  */
 export function maskError(logger: Logger) {
   return (error: unknown, message: string): Error => {
-    const original = error instanceof GraphQLError ? error.originalError : error;
+    const thrown = error instanceof GraphQLError ? error.originalError : error;
+    // a database out of reach is a service error too (503), not a bug
+    const original = thrown !== undefined && !(thrown instanceof GraphQLError) && connectionLost(thrown) ? asAppError(thrown) : thrown;
     if (original instanceof AppError) {
       if (original.code === "INTERNAL") logger.error({ err: original.cause ?? original }, "unexpected error in a GraphQL operation");
       logUnavailable(logger, original);

@@ -16,7 +16,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from "graphql";
-import { AppError, internalError, invalid } from "../errors.ts";
+import { AppError, asAppError, invalid } from "../errors.ts";
 import type { Context } from "../graphql/context.ts";
 import { OUT_OF_INT_RANGE } from "../graphql/int-range.ts";
 import { STORABLE_INSTANTS } from "../vectors/iso-instant.ts";
@@ -173,6 +173,5 @@ function describe(type: GraphQLInputType): string {
   return isInputObjectType(named) ? "an object" : (scalarNames[named.name] ?? `a ${named.name}`);
 }
 
-/** The AppError a resolver threw; anything else is unexpected and becomes INTERNAL. */
-const appErrorOf = (error: GraphQLError): AppError =>
-  error.originalError instanceof AppError ? error.originalError : internalError(error.originalError ?? error);
+/** The AppError a resolver threw (a database out of reach is one, 503); anything else is unexpected and becomes INTERNAL. */
+const appErrorOf = (error: GraphQLError): AppError => asAppError(error.originalError ?? error);
