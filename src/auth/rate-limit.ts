@@ -9,12 +9,45 @@ export interface RateLimitState {
   headers: Record<string, string>;
 }
 
-/** One fixed window: `max` points per `windowSeconds` for each key it counts. */
+/**
+ * How long a Redis command of the rate limits may take before the request is counted in this process instead:
+ * a Redis that is connected but does not answer (stopped, swapping) held every authenticated request until it
+ * answered again. After such a failure Redis is not asked again for STALLED_MS.
+ */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+const STALLED_MS = 5_000;
+
+/** One fixed window: `max` points per `windowSeconds` for each key it counts, in Redis when shared. */
 class Window {
+  private stalledUntil = 0;
+  private failing = false;
+
   constructor(
-    readonly limiter: RateLimiterAbstract,
+    private readonly local: RateLimiterMemory,
+    private readonly shared: RateLimiterRedis | undefined,
     readonly max: number,
+    private readonly logger: Logger,
   ) {}
+
+  /** `use` on the shared count, or on this process' own while Redis fails or has just failed. */
+  async count<T>(use: (limiter: RateLimiterAbstract) => Promise<T>): Promise<T> {
+    if (!this.shared || performance.now() < this.stalledUntil) return use(this.local);
+    try {
+      const result = await use(this.shared);
+      this.failing = false;
+      return result;
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) {
+        this.failing = false;
+        throw outcome;
+      }
+      this.stalledUntil = performance.now() + STALLED_MS;
+      // said once an outage, not every STALLED_MS
+      if (!this.failing) this.logger.warn({ err: outcome instanceof Error ? outcome.message : String(outcome) }, "Redis for rate limits failed a count: each instance counts alone until it answers");
+      this.failing = true;
+      return use(this.local);
+    }
+  }
 
   headers(state: RateLimiterRes): Record<string, string> {
     return {
@@ -53,13 +86,13 @@ export class RateLimit {
   static async create(config: Config, logger: Logger, onRejected: () => void): Promise<RateLimit> {
     const { redisUrl } = config.rateLimit;
     const purpose = { use: "rate limits", without: "each instance counts alone" };
-    const redis = redisUrl ? await new RedisClients(redisUrl, logger, purpose).open({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
+    const redis = redisUrl
+      ? await new RedisClients(redisUrl, logger, purpose).open({ enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS })
+      : undefined;
     const window = (name: string, { max, windowSeconds }: { max: number; windowSeconds: number }) => {
-      const memory = new RateLimiterMemory({ points: max, duration: windowSeconds, keyPrefix: name });
-      const limiter = redis
-        ? new RateLimiterRedis({ storeClient: redis, points: max, duration: windowSeconds, keyPrefix: `memory-service:${name}`, insuranceLimiter: memory })
-        : memory;
-      return new Window(limiter, max);
+      const local = new RateLimiterMemory({ points: max, duration: windowSeconds, keyPrefix: name });
+      const shared = redis && new RateLimiterRedis({ storeClient: redis, points: max, duration: windowSeconds, keyPrefix: `memory-service:${name}` });
+      return new Window(local, shared, max, logger);
     };
     return new RateLimit(window("rl", config.rateLimit), window("auth-fail", config.authFailureLimit), redis, onRejected);
   }
@@ -67,7 +100,7 @@ export class RateLimit {
   /** Counts one request of the key (or `points`); throws RATE_LIMITED (with Retry-After) past the limit. */
   async consume(keyId: string, points = 1): Promise<RateLimitState> {
     try {
-      return { headers: this.perKey.headers(await this.perKey.limiter.consume(keyId, points)) };
+      return { headers: this.perKey.headers(await this.perKey.count((limiter) => limiter.consume(keyId, points))) };
     } catch (outcome) {
       if (!(outcome instanceof RateLimiterRes)) throw outcome;
       this.onRejected();
@@ -77,7 +110,7 @@ export class RateLimit {
 
   /** Throws RATE_LIMITED when the address has had its fill of refused keys in this window. */
   async admitAddress(address: string): Promise<void> {
-    const state = await this.authFailures.limiter.get(address);
+    const state = await this.authFailures.count((limiter) => limiter.get(address));
     if (state && state.consumedPoints >= this.authFailures.max) {
       this.onRejected();
       throw this.addressRefusal(state);
@@ -87,7 +120,7 @@ export class RateLimit {
   /** Counts a refused key from the address. */
   async authenticationFailed(address: string): Promise<void> {
     try {
-      await this.authFailures.limiter.consume(address);
+      await this.authFailures.count((limiter) => limiter.consume(address));
     } catch (outcome) {
       // servers sharing the count raced past the limit: this one is refused like the next
       if (!(outcome instanceof RateLimiterRes)) throw outcome;
