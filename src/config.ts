@@ -57,6 +57,7 @@ const schema = z.object({
   PGLITE_SHARED_BUFFERS_MB: int(1, 1024).default(32),
   DATABASE_URL: url(["postgresql", "postgres"]).optional(),
   DATABASE_POOL_SIZE: int(1, 200).default(10),
+  DATABASE_TIMEOUT_MS: int(1_000, 600_000).default(30_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   VECTOR_INDEX: z.enum(["auto", "usearch", "pgvector", "exact"]).default("auto"),
@@ -186,6 +187,8 @@ export interface Config {
   pgliteSharedBuffersMb: number;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** PostgreSQL: how long a statement, or the wait for a connection, may take (migrations excepted). */
+  databaseTimeoutMs: number;
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
   /** The vector index when QDRANT_URL is not set; "auto" picks the fastest the database allows. */
   vectorIndex: "auto" | "usearch" | "pgvector" | "exact";
@@ -277,6 +280,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     vectorIndex: e.VECTOR_INDEX,
     exactSearchMaxMemories: e.EXACT_SEARCH_MAX_MEMORIES,
@@ -349,7 +353,7 @@ function unusedSettings(given: ReadonlySet<string>, e: z.infer<typeof schema>, e
     ...unusedWhen(embedder !== "openai" && `EMBEDDER is ${embedder}`, ["OPENAI_API_KEY", "OPENAI_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_DIMENSIONS"]),
     ...unusedWhen(embedder !== "use" && `EMBEDDER is ${embedder}, not the sentence encoder`, ["EMBEDDING_THREADS"]),
     ...unusedWhen(e.DATABASE_URL !== undefined && "DATABASE_URL is set (PostgreSQL, not the embedded database)", ["PGLITE_SHARED_BUFFERS_MB"]),
-    ...unusedWhen(e.DATABASE_URL === undefined && "DATABASE_URL is not set (the embedded database)", ["DATABASE_POOL_SIZE"]),
+    ...unusedWhen(e.DATABASE_URL === undefined && "DATABASE_URL is not set (the embedded database)", ["DATABASE_POOL_SIZE", "DATABASE_TIMEOUT_MS"]),
     ...unusedWhen(e.QDRANT_URL !== undefined && "QDRANT_URL is set (Qdrant is the vector index)", ["VECTOR_INDEX"]),
     ...unusedWhen(e.DEDUPE !== "near" && `DEDUPE is ${e.DEDUPE}: only near compares similarity`, ["DEDUPE_NEAR_SIMILARITY"]),
   ];

@@ -10,7 +10,7 @@ import type { Database, PrismaAdapterWrapper } from "./database.ts";
 export async function openDatabase(config: Config, holder: DataDirHolder, logger?: Logger, wrapAdapter?: PrismaAdapterWrapper): Promise<Database> {
   if (config.databaseUrl) {
     const { openPostgres } = await import("./postgres.ts");
-    return openPostgres(config.databaseUrl, config.databasePoolSize, logger, wrapAdapter);
+    return openPostgres(config.databaseUrl, { size: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs }, logger, wrapAdapter);
   }
   const { openPGlite } = await import("./pglite.ts");
   return openPGlite(config.dataDir, logger, { holder, sharedBuffersMb: config.pgliteSharedBuffersMb, wrapAdapter });

@@ -8,7 +8,7 @@ import { PGVECTOR_SESSION_SETTINGS } from "./pgvector-settings.ts";
 import { databaseOf } from "./prisma-database.ts";
 import { migrate } from "./migrate.ts";
 
-function clientSql(client: pg.PoolClient): Sql {
+function clientSql(client: pg.ClientBase): Sql {
   return {
     query: async <R>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as R[],
     exec: async (script) => {
@@ -57,30 +57,37 @@ async function retryingTransaction<T>(pool: pg.Pool, work: (sql: Sql) => Promise
   }
 }
 
+/**
+ * `pool.timeoutMs` bounds each statement and each wait for a connection (node-postgres' query_timeout and
+ * connectionTimeoutMillis): a database that stops answering (stopped, its host gone) held requests for as long, and
+ * under load every request queued behind the pool's stuck connections. A statement past it fails, its connection
+ * is dropped, and the request answers 503 (errors.ts). The migrations, which may build an index for minutes, run
+ * on a connection of their own without that bound.
+ */
 export async function openPostgres(
   url: string,
-  poolSize: number,
+  { size, timeoutMs }: { size: number; timeoutMs: number },
   logger?: Logger,
   wrapAdapter: PrismaAdapterWrapper = (adapter) => adapter,
 ): Promise<Database> {
   const options = Object.entries(PGVECTOR_SESSION_SETTINGS)
     .map(([name, value]) => `-c ${name}=${value}`)
     .join(" ");
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, options });
-  pool.on("error", (error) => logger?.error({ err: error }, "idle PostgreSQL connection failed"));
+  const migrator = new pg.Client({ connectionString: url, options, connectionTimeoutMillis: timeoutMs });
+  migrator.on("error", () => {}); // a connection lost between statements: the next statement fails and says so
   try {
-    const client = await pool.connect().catch((error: unknown) => {
-      throw new ConfigError(`Cannot connect to the database at DATABASE_URL (${withoutPassword(url)}): ${(error as Error).message}`, { cause: error });
-    });
-    try {
-      await migrate(clientSql(client), logger);
-    } finally {
-      client.release();
-    }
+    await migrator.connect();
   } catch (error) {
-    await pool.end();
-    throw error;
+    await migrator.end().catch(() => {});
+    throw new ConfigError(`Cannot connect to the database at DATABASE_URL (${withoutPassword(url)}): ${(error as Error).message}`, { cause: error });
   }
+  try {
+    await migrate(clientSql(migrator), logger);
+  } finally {
+    await migrator.end().catch(() => {});
+  }
+  const pool = new pg.Pool({ connectionString: url, max: size, options, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  pool.on("error", (error) => logger?.error({ err: error }, "idle PostgreSQL connection failed"));
   const sql: Sql = {
     query: async <R>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as R[],
     exec: async (script) => {

@@ -47,7 +47,7 @@ describe.skipIf(databaseUnavailable())("migrations", () => {
       close = () => pglite.close();
     } else {
       const database = await freshPostgresDatabase();
-      const db = await openPostgres(database.url, 2); // opening migrates
+      const db = await openPostgres(database.url, { size: 2, timeoutMs: 30_000 }); // opening migrates
       connection = db.sql;
       adapter = new PrismaPg({ connectionString: database.url });
       prisma = db.prisma;

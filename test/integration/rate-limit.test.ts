@@ -1,7 +1,6 @@
-import { createServer, connect, type Socket } from "node:net";
-import type { AddressInfo } from "node:net";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { databaseAgnosticRun, databaseUnavailable, databaseUnderTest, freshPostgresDatabase, startTestServer, suiteServer, type TestServer } from "../support/server.ts";
+import { freezableRelay } from "../support/freezable-relay.ts";
 import { redisAvailable, redisUrl } from "../support/redis.ts";
 
 const withRedis = await redisAvailable();
@@ -158,44 +157,10 @@ describe.skipIf(databaseUnavailable() || databaseUnderTest() !== "postgres" || !
   },
 );
 
-/**
- * A TCP relay to the machine's Redis that, while `freeze`d, keeps its connections open and holds what they carry,
- * as a Redis stopped by a signal would; thawed, it passes on what it held.
- */
-async function freezableRedis(): Promise<{ url: string; freeze(on: boolean): void; close(): Promise<void> }> {
-  const target = new URL(redisUrl());
-  let frozen = false;
-  const held: (() => void)[] = [];
-  const sockets = new Set<Socket>();
-  const relay = createServer((client) => {
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on("error", () => {});
-      socket.on("close", () => sockets.delete(socket));
-    }
-    const pass = (to: Socket) => (chunk: Buffer) => (frozen ? held.push(() => to.write(chunk)) : to.write(chunk));
-    client.on("data", pass(upstream));
-    upstream.on("data", pass(client));
-  });
-  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `redis://127.0.0.1:${(relay.address() as AddressInfo).port}`,
-    freeze: (on) => {
-      frozen = on;
-      if (!on) held.splice(0).forEach((write) => write());
-    },
-    close: () => {
-      sockets.forEach((socket) => socket.destroy());
-      return new Promise((resolve) => relay.close(() => resolve()));
-    },
-  };
-}
-
 describe.runIf(databaseAgnosticRun() && withRedis)("rate limits while Redis is connected but does not answer", () => {
   // a stopped Redis (kill -STOP) held every authenticated request until it answered again, 70 s in one probe (helper-24)
   it("counts in this process after one command timeout, and shares the count again once Redis answers", async () => {
-    const redis = await freezableRedis();
+    const redis = await freezableRelay(redisUrl());
     onTestFinished(() => redis.close());
     const server = await startTestServer({ REDIS_URL: redis.url, RATE_LIMIT_MAX: "100", RATE_LIMIT_WINDOW_SECONDS: "60" });
     onTestFinished(() => server.close());
