@@ -28,7 +28,15 @@ export class EventStreams {
   private readonly open = new Set<() => void>();
   private readonly perUser = new Map<string, number>();
 
-  constructor(private readonly maxPerUser: number) {}
+  /**
+   * `stallMs`: how long a stream may wait for its client to take what the socket holds. A client that stops reading
+   * (a frozen tab, a proxy holding the connection) kept its socket, its place and its queued events for as long as it
+   * stayed connected; past this its connection is closed, and a client that comes back reconnects.
+   */
+  constructor(
+    private readonly maxPerUser: number,
+    private readonly stallMs = 60_000,
+  ) {}
 
   /** Sends `response` to `res` as its events come, or refuses it (429) when `userId` holds maxPerUser already. */
   async send(res: ServerResponse, response: Response, userId: string): Promise<void> {
@@ -86,11 +94,9 @@ export class EventStreams {
           res.cork();
           setImmediate(() => res.uncork());
         }
-        if (!res.write(value)) {
-          await new Promise<void>((resolve) => {
-            res.once("drain", resolve);
-            res.once("close", resolve);
-          });
+        if (!res.write(value) && !(await this.drained(res))) {
+          res.destroy();
+          break;
         }
       }
     } finally {
@@ -98,6 +104,22 @@ export class EventStreams {
       res.off("close", end);
       end();
     }
+  }
+
+  /** Whether the client took what the socket held within stallMs (or left: then the stream ends anyway). */
+  private drained(res: ServerResponse): Promise<boolean> {
+    return new Promise((resolve) => {
+      const settle = (taken: boolean) => () => {
+        clearTimeout(timer);
+        res.off("drain", onDrain);
+        res.off("close", onDrain);
+        resolve(taken);
+      };
+      const onDrain = settle(true);
+      const timer = setTimeout(settle(false), this.stallMs);
+      res.once("drain", onDrain);
+      res.once("close", onDrain);
+    });
   }
 
   endAll(): void {
