@@ -155,6 +155,7 @@ function endpoints(config: Config, logger: Logger, services: Services, rateLimit
   const schema = getSchema();
   const router = createRouter(now);
   const eventStreams = new EventStreams(config.http.maxEventStreamsPerUser);
+  metrics.watchEventStreams(() => eventStreams.count);
   const deps = {
     config,
     logger,

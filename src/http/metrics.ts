@@ -107,6 +107,11 @@ export class Metrics implements Instrumentation {
     );
   }
 
+  /** Exposes how many event streams (GraphQL subscriptions) are open on this instance, read at each scrape. */
+  watchEventStreams(count: () => number): void {
+    this.gauge("event_streams_open", "Event streams (GraphQL subscriptions over Server-Sent Events) open on this instance", async () => count());
+  }
+
   private gauge(name: string, help: string, read: () => Promise<number>): void {
     new Gauge({
       name,

@@ -122,6 +122,11 @@ export class EventStreams {
     });
   }
 
+  /** Streams being sent now. */
+  get count(): number {
+    return this.open.size;
+  }
+
   endAll(): void {
     for (const end of this.open) end();
   }

@@ -162,6 +162,20 @@ describe.skipIf(databaseUnavailable())("GraphQL subscriptions over Server-Sent E
   });
 
   describe("the stream", () => {
+    it("is counted on /metrics while open", async () => {
+      const open = async () => {
+        const text = (await suite.server.client().get("/metrics")).text;
+        return Number(/^event_streams_open (\d+)$/m.exec(text)?.[1]);
+      };
+      const before = await open();
+      const sub = await listen(suite.server, suite.user);
+      expect(await open()).toBe(before + 1);
+      sub.close();
+      let after = await open();
+      for (let tries = 0; after !== before && tries < 50; tries++) after = await new Promise((resolve) => setTimeout(resolve, 20)).then(open);
+      expect(after).toBe(before);
+    });
+
     it("answers 401 without a key", async () => {
       expect((await subscribe(suite.server.url, undefined, MEMORY_EVENTS)).status).toBe(401);
     });
