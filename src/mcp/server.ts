@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
+import { isPlainObject } from "../domain/json.ts";
 import { asAppError, type AppError } from "../errors.ts";
 import { SERVICE_VERSION } from "../project-root.ts";
 import { restErrorReply } from "../rest/errors.ts";
@@ -31,12 +32,20 @@ const MEMORY_GUIDE = [
 ].join("\n");
 
 /**
- * tools/call with its arguments as sent. The SDK checks each call against its own CallToolRequestSchema (a JSON
- * object, or none) before the handler, then hands the handler the request as this schema parses it: its own rebuilt
- * the arguments, dropping one called __proto__, which JSON allows and the service refuses as it refuses any unknown.
+ * tools/call with its arguments as sent. The SDK hands the handler the request as this schema parses it: its own
+ * (CallToolRequestSchema) rebuilt the arguments, dropping one called __proto__, which JSON allows and the service
+ * refuses as it refuses any unknown. Arguments that are not an object are refused here, before the SDK's own check,
+ * whose message was its validator's report as JSON.
  */
 const CallToolAsSent = CallToolRequestSchema.extend({
-  params: CallToolRequestSchema.shape.params.extend({ arguments: z.custom<Readonly<Record<string, unknown>>>().optional() }),
+  params: CallToolRequestSchema.shape.params.extend({
+    arguments: z
+      .custom<Readonly<Record<string, unknown>>>((given) => {
+        if (isPlainObject(given)) return true;
+        throw new McpError(ErrorCode.InvalidParams, "arguments must be a JSON object holding the tool's arguments by name");
+      })
+      .optional(),
+  }),
 });
 
 /** The JSON-RPC code MCP gives a resource that does not exist. */

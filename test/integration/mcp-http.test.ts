@@ -86,6 +86,14 @@ describe.skipIf(databaseUnavailable())("MCP over Streamable HTTP at /mcp", () =>
       }
     });
 
+    it("refuses tool arguments that are not an object with -32602, saying so in a sentence", async () => {
+      for (const args of [[], "content", 7]) {
+        const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "remember", arguments: args } };
+        const res = await setup.user.api.post("/mcp", call, { headers: ACCEPT });
+        expect(res.body.error, JSON.stringify(args)).toEqual({ code: -32602, message: "MCP error -32602: arguments must be a JSON object holding the tool's arguments by name" });
+      }
+    });
+
     it("refuses a body over MAX_BODY_BYTES with 413, before it reaches MCP", async () => {
       const content = "x".repeat(3 * 1024 * 1024);
       const huge = { ...LIST_TOOLS, method: "tools/call", params: { name: "remember", arguments: { content } } };
