@@ -10,6 +10,7 @@ import { bufferedReply, requireReadMethod, type Reply } from "../transport/reply
 import { IMMUTABLE, sendStatic } from "../transport/static-file.ts";
 import type { ContextFor } from "./context.ts";
 import { GRAPHIQL_ASSETS, graphiql } from "./graphiql.ts";
+import { operationKind } from "./operation-kind.ts";
 import type { Yoga } from "./yoga.ts";
 
 export interface GraphQLEndpointDeps {
@@ -65,8 +66,10 @@ export function createGraphQLEndpoint({ config, idempotency, yoga, contextFor, e
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
       }
       const init: RequestInit = { method: req.method, headers, ...(req.method === "POST" ? { body: text } : {}) };
-      // a subscription's answer lasts as long as the client listens: it cannot be stored for a replay
-      if (req.headers["idempotency-key"] === undefined) {
+      // an Idempotency-Key keeps a mutation's answer; a query is answered afresh (a replay would show memories
+      // deleted or expired since), and a subscription's answer lasts as long as the client listens: it cannot be stored
+      const keyed = req.headers["idempotency-key"] !== undefined;
+      if (!keyed || operationKind(text) === "query") {
         // Yoga answers a subscription with Server-Sent Events when the client accepts them, by Accept:
         // text/event-stream or by accepting anything (*/*, or no Accept at all)
         const response = await yoga.fetch(url, init, context);

@@ -94,7 +94,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
     }
     const raw = WITH_BODY.has(method) ? await readBody(req, config.limits.maxBodyBytes) : Buffer.alloc(0);
     let body: unknown;
-    return idempotent(idempotency, req, context.principal, raw, "nothing", async () => {
+    const run = async (): Promise<Reply> => {
       try {
         const response = await match.handler(request(async (options) => (body ??= parseJsonBody(req, raw, options))));
         return jsonReply(response.status, response.body, response.headers);
@@ -105,6 +105,7 @@ export function createRestDispatch({ config, logger, idempotency, schema, router
         logUnavailable(logger, appError, { requestId: exchange.requestId });
         return restErrorReply(appError, { camelCaseFields: match.options.camelCaseFields });
       }
-    });
+    };
+    return match.options.reads ? run() : idempotent(idempotency, req, context.principal, raw, "nothing", run);
   };
 }

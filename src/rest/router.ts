@@ -44,6 +44,12 @@ export interface RouteOptions {
    * route is idempotent by its own rules: no Idempotency-Key replay, which would need the whole body.
    */
   streaming?: boolean;
+  /**
+   * The route only reads (a search or a recall by POST, for inputs too long for a query string): answered afresh
+   * every time, as its GET is. An Idempotency-Key is taken and not kept: a replay would show memories deleted or
+   * expired since, and a read needs none to be retried safely.
+   */
+  reads?: boolean;
 }
 
 interface Route {
@@ -60,6 +66,8 @@ export interface RouteInfo {
   deprecated: boolean;
   deprecation: Deprecation | undefined;
   doc: RouteDoc | undefined;
+  /** A POST whose answer an Idempotency-Key keeps and replays: neither streaming nor only reading. */
+  replayable: boolean;
 }
 
 /** `pattern` is the route's, e.g. `/api/v1/memories/:id`: what metrics count requests under. */
@@ -93,6 +101,7 @@ export class Router {
       deprecated: route.options.deprecation !== undefined,
       deprecation: route.options.deprecation,
       doc: route.options.doc,
+      replayable: route.method === "POST" && !route.options.streaming && !route.options.reads,
     }));
   }
 

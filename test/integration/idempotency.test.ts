@@ -184,6 +184,28 @@ describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
     expect(await total()).toBe(before + 1);
   });
 
+  // a replayed search showed a memory deleted (or expired) since the first answer, for the key's 24 hours (helper-27)
+  it("answers reads afresh, key or not: POST search and recall, GraphQL queries", async () => {
+    const created = (await suite.user.api.post("/api/v1/memory", { content: "my locker PIN at the office is 5521" })).body;
+    const headers = { "idempotency-key": "read-1" };
+    const search = () => suite.user.api.post("/api/v1/memory/search", { query: "office locker PIN", limit: 5 }, { headers });
+    const recall = () => suite.user.api.post("/api/v1/memory/recall", { query: "office locker PIN", limit: 5 }, { headers: { "idempotency-key": "read-2" } });
+    const graphql = () =>
+      suite.user.api.graphql(`{ searchMemories(query: "office locker PIN", limit: 5) { results { id } } }`, undefined, { headers: { "idempotency-key": "read-3" } });
+    const ids = (results: { id: string }[]) => results.map((result) => result.id);
+    expect(ids((await search()).body.results)).toContain(created.id);
+    expect(ids((await recall()).body.results)).toContain(created.id);
+    expect(ids((await graphql()).body.data.searchMemories.results)).toContain(created.id);
+    expect((await suite.user.api.delete(`/api/v1/memories/${created.id}`)).status).toBe(200);
+    for (const res of [await search(), await recall()]) {
+      expect(res.headers.get("idempotent-replayed")).toBeNull();
+      expect(ids(res.body.results)).not.toContain(created.id);
+    }
+    const again = await graphql();
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    expect(ids(again.body.data.searchMemories.results)).not.toContain(created.id);
+  });
+
   it("refuses a malformed key", async () => {
     const res = await suite.user.api.post("/api/v1/memory", { content: "x" }, { headers: { "idempotency-key": "x".repeat(300) } });
     expect(res.status).toBe(400);

@@ -42,8 +42,8 @@ const OVERVIEW = [
     "path is 404 NOT_FOUND. A trailing slash is ignored, and HEAD is answered wherever GET is.",
   "Rate limits: per API key, a fixed window; every authenticated answer carries X-RateLimit-Limit, " +
     "X-RateLimit-Remaining and X-RateLimit-Reset, and a 429 carries Retry-After.",
-  "Every answer carries X-Request-Id (yours, when you send a sane one). A POST may carry an Idempotency-Key to make " +
-    "a retry safe.",
+  "Every answer carries X-Request-Id (yours, when you send a sane one). A POST that writes may carry an Idempotency-Key " +
+    "to make a retry safe (searches and recalls by POST are answered afresh).",
   "Timestamps are ISO 8601 UTC with milliseconds; ids are UUIDs.",
 ];
 
@@ -96,18 +96,18 @@ function operation(route: RouteInfo, doc: RouteDoc, config: Config): Operation {
       example: param.example,
     };
   });
-  const post = route.method === "POST";
+  const { replayable } = route;
   const parametersOf: (Parameter | Ref)[] = [
     ...pathParams,
     ...(doc.query ?? []),
-    ...(post ? [ref("parameters", "Idempotency-Key")] : []),
+    ...(replayable ? [ref("parameters", "Idempotency-Key")] : []),
   ];
   const success = (answer: RouteDoc["success"]): Response => ({
     description: answer.description,
     headers: {
       ...requestIdHeader(),
       ...rateLimitHeaders(),
-      ...(post ? { "Idempotent-Replayed": ref("headers", "Idempotent-Replayed") } : {}),
+      ...(replayable ? { "Idempotent-Replayed": ref("headers", "Idempotent-Replayed") } : {}),
       ...(route.deprecation ? deprecationHeaders(route.deprecation) : {}),
     },
     content: {
@@ -137,7 +137,7 @@ function operation(route: RouteInfo, doc: RouteDoc, config: Config): Operation {
     responses: {
       [String(doc.success.status)]: success(doc.success),
       ...(doc.alternative ? { [String(doc.alternative.status)]: success(doc.alternative) } : {}),
-      ...errorResponses({ method: route.method, deprecation: route.deprecation, errors: doc.errors ?? {} }, config),
+      ...errorResponses({ method: route.method, replayable, deprecation: route.deprecation, errors: doc.errors ?? {} }, config),
     },
   };
 }

@@ -8,6 +8,8 @@ import { ref, type Header, type Ref, type Response } from "./types.ts";
 /** What the HTTP layer (src/server.ts) does around a route, which decides the errors it can answer. */
 export interface RouteTraits {
   method: string;
+  /** It takes an Idempotency-Key (RouteInfo.replayable). */
+  replayable: boolean;
   /** A deprecated route's headers go on every answer, errors included. */
   deprecation: Deprecation | undefined;
   errors: RouteErrors;
@@ -18,7 +20,7 @@ const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 /** The errors a route answers, by status: those every route can answer, those of its kind, and its own. */
 export function errorResponses(route: RouteTraits, config: Config): Record<string, Response> {
   const withBody = WITH_BODY.has(route.method);
-  const post = route.method === "POST";
+  const { replayable } = route;
   const cases: { code: ErrorCode; when: string; example: string }[] = [];
   const add = (applies: boolean, code: ErrorCode, when: string, example: string) => {
     if (applies) cases.push({ code, when, example });
@@ -31,7 +33,7 @@ export function errorResponses(route: RouteTraits, config: Config): Record<strin
       ? "A body field is missing, of the wrong type, unknown or out of bounds (the message begins with its name), or a"
       : "A") +
       " query parameter is invalid, unknown to the route or given twice" +
-      (post ? ", or Idempotency-Key is malformed." : "."),
+      (replayable ? ", or Idempotency-Key is malformed." : "."),
     withBody ? "tags[1] must be a string" : "limit must be a whole number from 1 to 100",
   );
   add(
@@ -42,7 +44,7 @@ export function errorResponses(route: RouteTraits, config: Config): Record<strin
   );
   add(true, "UNAUTHORIZED", "No API key, or an unknown or revoked one.", "Invalid or revoked API key");
   add(
-    post,
+    replayable,
     "IDEMPOTENCY_CONFLICT",
     "The Idempotency-Key was used with a different request, or its first request is still running.",
     "This Idempotency-Key was already used with a different request",

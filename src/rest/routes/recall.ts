@@ -81,6 +81,6 @@ export const recallGet: RestHandler = async (request) => {
 
 export function addRecallRoutes(router: Router): void {
   router
-    .add("POST", "/api/v1/memory/recall", recallPost, { doc: recallPostDoc })
+    .add("POST", "/api/v1/memory/recall", recallPost, { doc: recallPostDoc, reads: true })
     .add("GET", "/api/v1/memory/recall", recallGet, { doc: recallGetDoc });
 }

@@ -96,5 +96,5 @@ export const searchPost: RestHandler = async (request) => {
 };
 
 export function addSearchRoutes(router: Router): void {
-  router.add("GET", "/api/v1/memory/search", search, { doc: searchDoc }).add("POST", "/api/v1/memory/search", searchPost, { doc: searchPostDoc });
+  router.add("GET", "/api/v1/memory/search", search, { doc: searchDoc }).add("POST", "/api/v1/memory/search", searchPost, { doc: searchPostDoc, reads: true });
 }
