@@ -187,7 +187,7 @@ export interface Config {
   pgliteSharedBuffersMb: number;
   databaseUrl: string | undefined;
   databasePoolSize: number;
-  /** PostgreSQL: how long a statement, or the wait for a connection, may take (migrations excepted). */
+  /** PostgreSQL: how long a request may wait for a connection (when all are busy, or while one is made). */
   databaseTimeoutMs: number;
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
   /** The vector index when QDRANT_URL is not set; "auto" picks the fastest the database allows. */

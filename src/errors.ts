@@ -72,12 +72,12 @@ export const internalError = (cause: unknown): AppError => new AppError("INTERNA
  * What a database client says when its connection is gone or cannot be made: Prisma's codes (P1001 cannot reach,
  * P1002 and P1008 timed out, P1017 closed, P2024 no pooled connection in time), PostgreSQL's SQLSTATE class 08
  * (connection exception) and 57P01-57P03 (shut down, crashed, starting), the socket errors of Node.js under them;
- * the driver adapter's kinds of the same; and node-postgres' messages for a connection lost without a code, or a
- * statement or a wait for a connection past DATABASE_TIMEOUT_MS.
+ * the driver adapter's kinds of the same; and node-postgres' messages for a connection lost without a code, or no
+ * connection within DATABASE_TIMEOUT_MS.
  */
 const CONNECTION_LOST_CODE = /^(P1001|P1002|P1008|P1017|P2024|08[0-9A-Z]{3}|57P0[1-3]|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH)$/;
 const CONNECTION_LOST_KIND = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
-const CONNECTION_LOST_MESSAGE = /^(Connection terminated|Can't reach database server|Client has encountered a connection error|Query read timeout|timeout exceeded when trying to connect)/;
+const CONNECTION_LOST_MESSAGE = /^(Connection terminated|Can't reach database server|Client has encountered a connection error|timeout exceeded when trying to connect)/;
 
 /** Whether `error`, or one of its causes (Prisma's wrap a driver's), is a lost or refused database connection. */
 export function connectionLost(error: unknown, depth = 0): boolean {

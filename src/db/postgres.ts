@@ -58,11 +58,11 @@ async function retryingTransaction<T>(pool: pg.Pool, work: (sql: Sql) => Promise
 }
 
 /**
- * `pool.timeoutMs` bounds each statement and each wait for a connection (node-postgres' query_timeout and
- * connectionTimeoutMillis): a database that stops answering (stopped, its host gone) held requests for as long, and
- * under load every request queued behind the pool's stuck connections. A statement past it fails, its connection
- * is dropped, and the request answers 503 (errors.ts). The migrations, which may build an index for minutes, run
- * on a connection of their own without that bound.
+ * `pool.timeoutMs` bounds each wait for a connection (node-postgres' connectionTimeoutMillis): when the database
+ * stops answering (stopped, its host gone), the pool's connections stay busy, and every request after them queued
+ * for as long; past it a request answers 503 (errors.ts), having sent nothing. A statement once sent is waited
+ * for: one failed by a timeout of its own may still be applied when the database answers again, and a create
+ * answered 503 that was stored all the same would be stored twice by the client's retry.
  */
 export async function openPostgres(
   url: string,
@@ -73,6 +73,7 @@ export async function openPostgres(
   const options = Object.entries(PGVECTOR_SESSION_SETTINGS)
     .map(([name, value]) => `-c ${name}=${value}`)
     .join(" ");
+  // the migrations, which may build an index for minutes, on a connection of their own
   const migrator = new pg.Client({ connectionString: url, options, connectionTimeoutMillis: timeoutMs });
   migrator.on("error", () => {}); // a connection lost between statements: the next statement fails and says so
   try {
@@ -86,7 +87,7 @@ export async function openPostgres(
   } finally {
     await migrator.end().catch(() => {});
   }
-  const pool = new pg.Pool({ connectionString: url, max: size, options, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  const pool = new pg.Pool({ connectionString: url, max: size, options, connectionTimeoutMillis: timeoutMs });
   pool.on("error", (error) => logger?.error({ err: error }, "idle PostgreSQL connection failed"));
   const sql: Sql = {
     query: async <R>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as R[],
