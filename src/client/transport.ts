@@ -140,7 +140,10 @@ export class Transport {
     const code = status === 401 ? "INVALID_API_KEY" : status === 429 ? "RATE_LIMIT_EXCEEDED" : (sent?.code ?? "UNEXPECTED_RESPONSE");
     const message = sent?.message ?? `HTTP ${status} without an error body`;
     const error = new MemoryServiceError(code, message, { status, requestId, attempts: info.attempt, retryAfterMs: waitMs });
-    return { ok: false, error, retryable: status === 429 || status >= 500, waitMs };
+    // a 409 that says when to come back: the first request with the key is still running (a conflict of bodies says
+    // nothing of the kind, and is final)
+    const passing = status === 409 && waitMs !== undefined;
+    return { ok: false, error, retryable: status === 429 || status >= 500 || passing, waitMs };
   }
 
   /** Either how long to wait before the next attempt, or the error the call ends with. */

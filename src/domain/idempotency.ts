@@ -32,9 +32,14 @@ export const requestHash = (method: string, target: string, body: Buffer | strin
  * was cut short by the end of its process (kill -9, a crash) is held by that process (`owner`) until it is taken
  * over: see IDEMPOTENCY_LEASE_SECONDS.
  */
+/** Keys remembered as unabandoned at most (a long outage's worth of failed retries); past it, their leases free them. */
+const MAX_UNABANDONED = 10_000;
+
 export class IdempotencyService {
   /** This process, as the holder of the keys of the requests it runs. */
   private readonly owner = randomUUID();
+  /** Keys of requests that failed, which the database could not be told to forget then (abandon). */
+  private readonly unabandoned = new Set<string>();
 
   constructor(private readonly db: Database) {}
 
@@ -44,6 +49,7 @@ export class IdempotencyService {
   }
 
   async begin(userId: string, key: string, hash: string): Promise<IdempotencyStart> {
+    if (this.unabandoned.has(`${userId} ${key}`)) await this.abandon(userId, key);
     // an expired record is forgotten, so the key can be used afresh
     await this.db.sql.query(
       `DELETE FROM idempotency_records WHERE user_id = $1::uuid AND key = $2 AND created_at < now() - make_interval(hours => $3)`,
@@ -69,7 +75,10 @@ export class IdempotencyService {
       throw new AppError("IDEMPOTENCY_CONFLICT", "This Idempotency-Key was already used with a different request");
     }
     if (!record.response) {
-      throw new AppError("IDEMPOTENCY_CONFLICT", "A request with this Idempotency-Key is still running; retry shortly");
+      // Retry-After tells a client this conflict passes (the other, a different body, does not)
+      throw new AppError("IDEMPOTENCY_CONFLICT", "A request with this Idempotency-Key is still running; retry shortly", {
+        headers: { "retry-after": "1" },
+      });
     }
     return { kind: "replay", response: record.response };
   }
@@ -84,13 +93,24 @@ export class IdempotencyService {
     ]);
   }
 
-  /** Forgets a key whose request failed unexpectedly, so that a retry runs again. */
+  /**
+   * Forgets a key whose request failed unexpectedly, so that a retry runs again. When the database cannot be told
+   * (it is why the request failed), the key is remembered here and forgotten at its next use on this instance:
+   * held until its lease ran out, it answered the retries 409 for five minutes.
+   */
   async abandon(userId: string, key: string): Promise<void> {
-    await this.db.sql.query("DELETE FROM idempotency_records WHERE user_id = $1::uuid AND key = $2 AND response IS NULL AND owner = $3::uuid", [
-      userId,
-      key,
-      this.owner,
-    ]);
+    try {
+      await this.db.sql.query("DELETE FROM idempotency_records WHERE user_id = $1::uuid AND key = $2 AND response IS NULL AND owner = $3::uuid", [
+        userId,
+        key,
+        this.owner,
+      ]);
+      this.unabandoned.delete(`${userId} ${key}`);
+    } catch {
+      // the request's own failure is what its client is told
+      if (this.unabandoned.size >= MAX_UNABANDONED) this.unabandoned.clear(); // their leases end them all the same
+      this.unabandoned.add(`${userId} ${key}`);
+    }
   }
 
   async purgeExpired(): Promise<number> {

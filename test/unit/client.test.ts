@@ -778,6 +778,18 @@ describe("retries", () => {
     expect(service.seen).toHaveLength(1);
   });
 
+  // a create retried after its first attempt timed out met the first still running, and the call failed though the
+  // memory was stored (helper-26)
+  it("retries a 409 that says when (Retry-After: the key's first request still running), not one that does not", async () => {
+    service.script(failWith(409, "IDEMPOTENCY_CONFLICT", { "retry-after": "0" }), answer(201, memory()));
+    expect(await client.memories.create({ content: "x" })).toEqual(memory());
+    expect(new Set(service.seen.map((seen) => seen.headers["idempotency-key"])).size).toBe(1);
+    service.seen.length = 0;
+    service.script(failWith(409, "IDEMPOTENCY_CONFLICT"));
+    expect(await rejection(client.memories.create({ content: "x" }))).toMatchObject({ code: "IDEMPOTENCY_CONFLICT", status: 409, attempts: 1 });
+    expect(service.seen).toHaveLength(1);
+  });
+
   it("ends with MAX_RETRIES wrapping the last 5xx when the retries run out", async () => {
     service.script(failWith(500, "INTERNAL"));
     const error = await rejection(client.memories.get("m1"));
