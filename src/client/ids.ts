@@ -10,3 +10,26 @@ export function newId(): string {
     return (char === "x" ? nibble : (nibble & 0x3) | 0x8).toString(16);
   });
 }
+
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * A UUID version 7 (RFC 9562) for a record the client names itself (an import's line without an id): its
+ * millisecond, a 12-bit sequence, random bits. Ids made in one process increase, as the server's own do, so that
+ * records imported together keep their order where ids break ties (a thread's memories in recall). The
+ * service's newId (src/domain/ids.ts) made again here: the client package imports nothing of the service.
+ */
+export function newRecordId(now = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    sequence = 0;
+  } else if (++sequence > 0xfff) {
+    lastMs++;
+    sequence = 0;
+  }
+  const time = lastMs.toString(16).padStart(12, "0");
+  const random = newId().replaceAll("-", "");
+  const variant = ((Number.parseInt(random[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${sequence.toString(16).padStart(3, "0")}-${variant}${random.slice(17, 20)}-${random.slice(20)}`;
+}

@@ -1,4 +1,5 @@
 import { MemoryServiceError } from "./errors.ts";
+import { newRecordId } from "./ids.ts";
 import type { Transport } from "./transport.ts";
 import type { ExportParams, ExportRecord, ImportRecord, ImportResult } from "./types.ts";
 
@@ -22,9 +23,11 @@ export class Records {
 
   /**
    * POST /api/v1/import, as NDJSON. Idempotent by id (a record held already is skipped, or replaced when it
-   * differs), so it is retried like any read; a record without an id is created anew each time it is sent.
+   * differs), so it is retried like any read. A record without an id is given one here, the same on every attempt:
+   * sent without, it was stored anew by each attempt, twice when an answer was lost. Its line's result names it.
    */
   import(records: readonly ImportRecord[]): Promise<ImportResult> {
-    return this.transport.request<ImportResult>({ method: "POST", path: "/api/v1/import", lines: records });
+    const lines = records.map((record) => (record.id === undefined ? { ...record, id: newRecordId() } : record));
+    return this.transport.request<ImportResult>({ method: "POST", path: "/api/v1/import", lines });
   }
 }

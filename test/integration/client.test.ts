@@ -404,6 +404,22 @@ describe.runIf(databaseAgnosticRun())("client library against the server", () =>
       const again = await owner.records.import(records);
       expect(again).toMatchObject({ created: 0, updated: 0, skipped: 2, failed: 0 });
     });
+
+    // a record without an id was stored anew by each attempt: twice when the first answer was lost (helper-26)
+    it("stores records without an id once when the response to an import is lost and the client retries", async () => {
+      const importer = await suite.server.newUser();
+      const proxy = await responseLosingProxy(suite.server.url);
+      try {
+        const viaProxy = new MemoryClient({ apiKey: importer.key, baseUrl: proxy.url, retryDelay: 10 });
+        const result = await viaProxy.records.import([{ content: "imported once", tags: ["lost-import"] }, { content: "and so was I", tags: ["lost-import"] }]);
+        expect(result.results.map((line) => line.status)).toEqual(["skipped", "skipped"]);
+        const stored = (await importer.api.get("/api/v1/memory?tags=lost-import")).body;
+        expect(stored.total).toBe(2);
+        expect(stored.memories.map((m: { id: string }) => m.id).sort()).toEqual(result.results.map((line) => line.id).sort());
+      } finally {
+        await proxy.close();
+      }
+    });
   });
 
   describe("authentication", () => {

@@ -9,6 +9,7 @@ import {
   type MemoryClientOptions,
   type Memory,
 } from "../../src/client/index.ts";
+import { newRecordId } from "../../src/client/ids.ts";
 import { backoffMs, serverWaitMs } from "../../src/client/retry-delay.ts";
 import { rejection } from "../support/rejection.ts";
 
@@ -266,6 +267,13 @@ describe("memories.create", () => {
 
   it("sends an Idempotency-Key, a new one for each call", async () => {
     await expectAKeyPerCreate();
+  });
+
+  it("names an import's records that lack an id with increasing v7 UUIDs, as the server would", () => {
+    const ids = Array.from({ length: 5000 }, () => newRecordId(1_700_000_000_000));
+    for (const id of ids) expect(id).toMatch(/^018bcfe5-6800-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$|^018bcfe5-6801-7/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it("makes its keys with Math.random where crypto.randomUUID is missing (e.g. a page not on HTTPS)", async () => {
