@@ -1,3 +1,14 @@
+import { MemoryServiceError } from "./errors.ts";
+
+/**
+ * `collection` + "/" + the id, encoded. An empty id is refused before anything is sent: the path would name the
+ * collection itself (GET /api/v1/threads/ answered a list, typed as a thread).
+ */
+export function idPath(collection: string, id: string): string {
+  if (id === "") throw new MemoryServiceError("VALIDATION_ERROR", "id must not be empty", { attempts: 0 });
+  return `${collection}/${encodeURIComponent(id)}`;
+}
+
 /**
  * A random v4 UUID, for Idempotency-Key and X-Request-Id. `crypto.randomUUID` is missing in older runtimes
  * and, in browsers, on pages not served over HTTPS; these ids only need to be unique, not secret, so

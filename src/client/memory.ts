@@ -1,5 +1,5 @@
 import { MemoryServiceError } from "./errors.ts";
-import { newId } from "./ids.ts";
+import { idPath, newId } from "./ids.ts";
 import { PageRequest } from "./page.ts";
 import type { Transport } from "./transport.ts";
 import type {
@@ -36,7 +36,7 @@ export class Memories {
     return this.transport.request({ method: "POST", path: "/api/v1/memory", body: wireBody(input), idempotencyKey: newId() });
   }
 
-  get(id: string): Promise<Memory> {
+  async get(id: string): Promise<Memory> {
     return this.transport.request({ method: "GET", path: memoryPath(id) });
   }
 
@@ -89,43 +89,51 @@ export class Memories {
 
   /**
    * POST /api/v1/memory/batch, in requests of at most 100 items sent one after another; the results are
-   * merged in input order. A request that fails as a whole (after its retries) marks each of its items failed
-   * with its error code and the others go on, since the items of the other requests may have been stored;
-   * when every request fails, the call rejects with the first error, as a single request would.
+   * merged in input order. A request the server finds too large (413: its body past the server's MAX_BODY_BYTES,
+   * though each item is within its limits) is sent again as two halves. A request that fails as a whole (after its
+   * retries) marks each of its items failed with its error code and the others go on, since the items of the
+   * other requests may have been stored; when every request fails, the call rejects with the first error, as a
+   * single request would.
    */
   async batchCreate(inputs: CreateMemoryInput[]): Promise<BatchResult> {
-    const merged: BatchResult = { summary: { total: 0, successful: 0, failed: 0 }, results: [] };
     const bodies = inputs.map(wireBody); // a malformed item fails the call before anything is sent
-    let firstError: MemoryServiceError | undefined;
-    let anyAnswered = false;
-    for (let start = 0; start < bodies.length; start += BATCH_LIMIT) {
-      const memories = bodies.slice(start, start + BATCH_LIMIT);
-      let part: BatchResult;
-      try {
-        part = await this.transport.request<BatchResult>({
-          method: "POST",
-          path: "/api/v1/memory/batch",
-          body: { memories },
-          idempotencyKey: newId(),
-        });
-        anyAnswered = true;
-      } catch (error) {
-        if (!(error instanceof MemoryServiceError)) throw error;
-        firstError ??= error;
-        const failed = (): BatchItemResult => ({ success: false, error: { code: error.code, message: error.message } });
-        part = {
-          summary: { total: memories.length, successful: 0, failed: memories.length },
-          results: memories.map(failed),
-        };
-      }
-      merged.summary.total += part.summary.total;
-      merged.summary.successful += part.summary.successful;
-      merged.summary.failed += part.summary.failed;
-      merged.results.push(...part.results);
-    }
-    if (firstError && !anyAnswered) throw firstError;
-    return merged;
+    const outcome: BatchOutcome = { merged: { summary: { total: 0, successful: 0, failed: 0 }, results: [] }, answered: false };
+    for (let start = 0; start < bodies.length; start += BATCH_LIMIT) await this.sendBatch(bodies.slice(start, start + BATCH_LIMIT), outcome);
+    if (outcome.firstError && !outcome.answered) throw outcome.firstError;
+    return outcome.merged;
   }
+
+  /** One request of a batch, its results (or its failure, item by item) added to `outcome`. */
+  private async sendBatch(memories: Record<string, unknown>[], outcome: BatchOutcome): Promise<void> {
+    let part: BatchResult;
+    try {
+      part = await this.transport.request<BatchResult>({ method: "POST", path: "/api/v1/memory/batch", body: { memories }, idempotencyKey: newId() });
+      outcome.answered = true;
+    } catch (error) {
+      if (!(error instanceof MemoryServiceError)) throw error;
+      if (error.code === "PAYLOAD_TOO_LARGE" && memories.length > 1) {
+        const half = Math.ceil(memories.length / 2);
+        await this.sendBatch(memories.slice(0, half), outcome);
+        await this.sendBatch(memories.slice(half), outcome);
+        return;
+      }
+      outcome.firstError ??= error;
+      const failed = (): BatchItemResult => ({ success: false, error: { code: error.code, message: error.message } });
+      part = { summary: { total: memories.length, successful: 0, failed: memories.length }, results: memories.map(failed) };
+    }
+    const { summary, results } = outcome.merged;
+    summary.total += part.summary.total;
+    summary.successful += part.summary.successful;
+    summary.failed += part.summary.failed;
+    results.push(...part.results);
+  }
+}
+
+/** A batch's requests so far: their merged results, whether any was answered, the first that failed whole. */
+interface BatchOutcome {
+  merged: BatchResult;
+  answered: boolean;
+  firstError?: MemoryServiceError;
 }
 
 /** A filter travels in the query string as JSON. */
@@ -142,7 +150,7 @@ function withinFilter(filter: MemoryFilter | undefined, simple: Record<string, u
   return Object.keys(given).some((key) => key in filter) ? { and: [filter, given] } : { ...filter, ...given };
 }
 
-const memoryPath = (id: string) => `/api/v1/memories/${encodeURIComponent(id)}`;
+const memoryPath = (id: string) => idPath("/api/v1/memories", id);
 
 /** The request body of a write: `data` travels as `content`, the rest as it is. */
 function wireBody(input: CreateMemoryInput | UpdateMemoryInput | ReplaceMemoryInput): Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { newId } from "./ids.ts";
+import { idPath, newId } from "./ids.ts";
 import { PageRequest } from "./page.ts";
 import type { Transport } from "./transport.ts";
 import type {
@@ -31,11 +31,11 @@ export class Threads {
   }
 
   /** `{thread}`, with `thread.memories` when include_memories is true. */
-  get(id: string, params: GetThreadParams = {}): Promise<GetThreadResponse> {
+  async get(id: string, params: GetThreadParams = {}): Promise<GetThreadResponse> {
     return this.transport.request({ method: "GET", path: threadPath(id), query: { ...params } });
   }
 
-  update(id: string, input: UpdateThreadInput): Promise<Thread> {
+  async update(id: string, input: UpdateThreadInput): Promise<Thread> {
     return this.transport.request({ method: "PATCH", path: threadPath(id), body: input });
   }
 
@@ -45,4 +45,4 @@ export class Threads {
   }
 }
 
-const threadPath = (id: string) => `/api/v1/threads/${encodeURIComponent(id)}`;
+const threadPath = (id: string) => idPath("/api/v1/threads", id);

@@ -305,6 +305,20 @@ describe("memories.get, update, replace, delete", () => {
     expect(service.seen[0]).toMatchObject({ method: "GET", path: "/api/v1/memories/a%2Fb%20c", body: undefined });
   });
 
+  // an empty id named the collection: GET /api/v1/threads/ answered a list, typed as a thread (helper-26)
+  it("refuses an empty id before sending anything, for memories and threads alike", async () => {
+    for (const call of [
+      () => client.memories.get(""),
+      () => client.memories.update("", { content: "x" }),
+      () => client.memories.delete(""),
+      () => client.threads.get(""),
+      () => client.threads.delete(""),
+    ]) {
+      expect(await rejection(call())).toMatchObject({ code: "VALIDATION_ERROR", message: "id must not be empty", attempts: 0 });
+    }
+    expect(service.seen).toEqual([]);
+  });
+
   it("update: PATCH with only the fields given, null clearing one, data sent as content", async () => {
     service.script(answer(200, memory({ type: null, is_archived: true })));
     const result = await client.memories.update("m1", { type: null, is_archived: true, data: { k: 1 } });
@@ -553,15 +567,31 @@ describe("memories.batchCreate", () => {
   });
 
   it("marks the items of a request that failed as a whole, and keeps the others", async () => {
-    service.script(batchRoute, failWith(413, "PAYLOAD_TOO_LARGE"), batchRoute);
+    service.script(batchRoute, failWith(400, "VALIDATION_ERROR"), batchRoute);
     const result = await client.memories.batchCreate(Array.from({ length: 201 }, (_, i) => ({ content: `n${i}` })));
     expect(result.summary).toEqual({ total: 201, successful: 101, failed: 100 });
     expect(result.results[99]).toEqual({ success: true, id: "id-n99" });
     expect(result.results[100]).toEqual({
       success: false,
-      error: { code: "PAYLOAD_TOO_LARGE", message: "PAYLOAD_TOO_LARGE happened" },
+      error: { code: "VALIDATION_ERROR", message: "VALIDATION_ERROR happened" },
     });
     expect(result.results[200]).toEqual({ success: true, id: "id-n200" });
+  });
+
+  // 30 items of 90 000 characters, each within the limits, failed whole: 413, their body past 2 MB (helper-26)
+  it("sends a request the server finds too large (413) again as two halves, down to one item, in input order", async () => {
+    // too large: more than 30 items, or any body holding the huge one (alone too)
+    const tooLarge = (seen: Seen) => {
+      const { memories } = seen.body as { memories: { content: string }[] };
+      return memories.length > 30 || memories.some((m) => m.content === "huge");
+    };
+    service.script((seen, res, req) => (tooLarge(seen) ? failWith(413, "PAYLOAD_TOO_LARGE") : batchRoute)(seen, res, req));
+    const inputs = Array.from({ length: 100 }, (_, i) => ({ content: i === 70 ? "huge" : `n${i}` }));
+    const result = await client.memories.batchCreate(inputs);
+    expect(result.summary).toEqual({ total: 100, successful: 99, failed: 1 });
+    expect(result.results.map((r) => (r.success ? r.id : r.error?.code))).toEqual(
+      inputs.map(({ content }) => (content === "huge" ? "PAYLOAD_TOO_LARGE" : `id-${content}`)),
+    );
   });
 
   it("rejects when every request failed, since nothing was stored", async () => {
