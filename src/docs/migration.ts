@@ -1,4 +1,4 @@
-import { LEGACY_DEPRECATION } from "../rest/routes/legacy.ts";
+import { LEGACY_DEPRECATION } from "../rest/legacy-deprecation.ts";
 
 const sunset = LEGACY_DEPRECATION.sunset.toUTCString();
 

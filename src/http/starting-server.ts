@@ -3,6 +3,7 @@ import { ConfigError, type Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import { graphqlErrorReply } from "../graphql/error-reply.ts";
 import { restErrorReply } from "../rest/errors.ts";
+import { deprecationHeaders, LEGACY_COLLECTION, LEGACY_DEPRECATION } from "../rest/legacy-deprecation.ts";
 import { jsonReply, send } from "../transport/reply.ts";
 import { requestIdOf } from "./request-id.ts";
 import { createSecurityHeaders } from "./security-headers.ts";
@@ -61,6 +62,10 @@ function answerWhileStarting(req: IncomingMessage, res: ServerResponse, security
   req.resume();
   if (readMethod && path === "/healthz") return send(res, jsonReply(200, { status: "ok" }));
   if (readMethod && path === "/readyz") return send(res, jsonReply(503, { status: STARTING_STATUS }));
-  const starting = new AppError("SERVICE_UNAVAILABLE", "The service is starting: try again shortly", { headers: { "retry-after": RETRY_AFTER_SECONDS } });
+  // the legacy collection's answers say it is deprecated, this one too
+  const deprecated = path === LEGACY_COLLECTION ? deprecationHeaders(LEGACY_DEPRECATION) : {};
+  const starting = new AppError("SERVICE_UNAVAILABLE", "The service is starting: try again shortly", {
+    headers: { "retry-after": RETRY_AFTER_SECONDS, ...deprecated },
+  });
   send(res, (path === "/graphql" ? graphqlErrorReply : restErrorReply)(starting));
 }

@@ -11,6 +11,7 @@ import { sendNdjson } from "../transport/ndjson.ts";
 import type { Logger } from "../logger.ts";
 import { closeIfBodyUnread, jsonReply, type Reply } from "../transport/reply.ts";
 import { restError, restErrorReply } from "./errors.ts";
+import { deprecationHeaders } from "./legacy-deprecation.ts";
 import { QueryParams } from "./query-params.ts";
 import type { Deprecation, RestRequest, RestResponse, Router } from "./router.ts";
 
@@ -34,10 +35,7 @@ export type RestDispatch = (exchange: Exchange) => Promise<Reply | undefined>;
 export function createRestDispatch({ config, logger, idempotency, schema, router, contextFor }: RestDispatchDeps): RestDispatch {
   /** Deprecation headers on every response of a route on its way out; 410 after its sunset, if enforced. */
   function announceDeprecation(res: ServerResponse, deprecation: Deprecation): void {
-    res.setHeader("deprecation", "true");
-    res.setHeader("sunset", deprecation.sunset.toUTCString());
-    res.setHeader("link", `<${deprecation.link}>; rel="deprecation"`);
-    res.setHeader("x-api-warn", deprecation.warning);
+    for (const [name, value] of Object.entries(deprecationHeaders(deprecation))) res.setHeader(name, value);
     if (config.legacySunsetEnforce && router.pastSunset(deprecation)) {
       throw new AppError("GONE", `This route was removed on ${deprecation.sunset.toUTCString()}; see ${deprecation.link}`);
     }

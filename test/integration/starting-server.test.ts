@@ -41,6 +41,18 @@ describe.skipIf(databaseUnavailable())("the server npm start listens on while th
     }
   });
 
+  // a legacy client polling through a restart saw a 503 without them (helper-26)
+  it("gives the legacy collection's answers their deprecation headers, as the service does", async () => {
+    const client = await listening();
+    const legacy = await client.get("/api/v1/memories?workspaceId=w");
+    expect(legacy.status).toBe(503);
+    expect(legacy.headers.get("deprecation")).toBe("true");
+    expect(legacy.headers.get("sunset")).toBe("Tue, 30 Jun 2026 23:59:59 GMT");
+    expect(legacy.headers.get("link")).toBe('</docs/migration>; rel="deprecation"');
+    expect(legacy.headers.get("x-api-warn")).toMatch(/^Deprecated: use \/api\/v1\/memory/);
+    expect((await client.get("/api/v1/memory")).headers.get("deprecation")).toBeNull();
+  });
+
   it("hands its port to the service once that is up", async () => {
     const client = await listening();
     const { port } = server!.address() as AddressInfo;

@@ -9,14 +9,8 @@ import { EXAMPLE_MEMORY_ID, limitParam, offsetParam, pageSuccess, type RouteDoc 
 import { ref } from "../openapi/types.ts";
 import { Operation } from "../operation.ts";
 import { pageSelection, restPage } from "../page-wire.ts";
-import type { Deprecation, RestHandler, Router } from "../router.ts";
-
-/** The deprecated workspace-scoped collection routes: dates from the API specification ("Versioning"). */
-export const LEGACY_DEPRECATION: Deprecation = {
-  sunset: new Date("2026-06-30T23:59:59Z"),
-  link: "/docs/migration",
-  warning: "Deprecated: use /api/v1/memory (user-scoped through the API key); see /docs/migration",
-};
+import { LEGACY_COLLECTION, LEGACY_DEPRECATION } from "../legacy-deprecation.ts";
+import type { RestHandler, Router } from "../router.ts";
 
 const legacyCreate = new Operation<{ legacyCreateMemory: LegacyView }>(/* GraphQL */ `
   mutation RestLegacyCreate($input: LegacyCreateMemoryInput!) { legacyCreateMemory(input: $input) { ...LegacyMemory } }
@@ -148,6 +142,6 @@ export const list: RestHandler = async ({ query, schema, context }) => {
 
 export function addLegacyRoutes(router: Router): void {
   router
-    .add("POST", "/api/v1/memories", create, { doc: createDoc, deprecation: LEGACY_DEPRECATION, camelCaseFields: true })
-    .add("GET", "/api/v1/memories", list, { doc: listDoc, deprecation: LEGACY_DEPRECATION, camelCaseFields: true });
+    .add("POST", LEGACY_COLLECTION, create, { doc: createDoc, deprecation: LEGACY_DEPRECATION, camelCaseFields: true })
+    .add("GET", LEGACY_COLLECTION, list, { doc: listDoc, deprecation: LEGACY_DEPRECATION, camelCaseFields: true });
 }
