@@ -15,7 +15,22 @@ if (!port) throw new Error("encoder-worker.mjs runs as a worker thread");
 const NICE = 10;
 if (platform() === "linux") setPriority(0, NICE);
 
-const model = await initModel(modelSource);
+// TensorFlow.js has now and then left its WebAssembly backend uninitialised on a loaded machine ("Backend 'wasm' has
+// not yet been initialized", once in a CI run), and a thread that cannot load fails the encoder for good: its engine
+// initialises the backend anew when asked again.
+const LOAD_ATTEMPTS = 3;
+async function loadModel() {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await initModel(modelSource);
+    } catch (error) {
+      if (attempt >= LOAD_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
+const model = await loadModel();
 // TensorFlow.js' GraphModel keeps the weight files it was loaded from (27 MB here), for a save() we never call;
 // the weights it runs with are in the backend's memory. Dropped, they are that much less per thread.
 if (model.model && "artifacts" in model.model) model.model.artifacts = undefined;
