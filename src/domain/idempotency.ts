@@ -25,6 +25,9 @@ export type IdempotencyStart = { kind: "new" } | { kind: "replay"; response: Sto
 export const requestHash = (method: string, target: string, body: Buffer | string) =>
   createHash("sha256").update(`${method} ${target}\n`).update(body).digest("hex");
 
+/** Keys remembered as unabandoned at most (a long outage's worth of failed retries); past it, their leases free them. */
+const MAX_UNABANDONED = 10_000;
+
 /**
  * Idempotency-Key, per user and kept for 24 hours: the first request with a key runs and its response is
  * stored; a repeat with the same request gets that response again instead of running twice; the same key with
@@ -32,9 +35,6 @@ export const requestHash = (method: string, target: string, body: Buffer | strin
  * was cut short by the end of its process (kill -9, a crash) is held by that process (`owner`) until it is taken
  * over: see IDEMPOTENCY_LEASE_SECONDS.
  */
-/** Keys remembered as unabandoned at most (a long outage's worth of failed retries); past it, their leases free them. */
-const MAX_UNABANDONED = 10_000;
-
 export class IdempotencyService {
   /** This process, as the holder of the keys of the requests it runs. */
   private readonly owner = randomUUID();
