@@ -3,7 +3,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -32,6 +31,20 @@ const MEMORY_GUIDE = [
 ].join("\n");
 
 /**
+ * A JSON-RPC error whose message is sent as written. The SDK sends a thrown error's code and message; its McpError
+ * writes "MCP error <code>: " into the message, and the SDK's client, making an McpError of what it receives, writes
+ * it again: agents read "MCP error -32602: MCP error -32602: There is no tool …".
+ */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * tools/call with its arguments as sent. The SDK hands the handler the request as this schema parses it: its own
  * (CallToolRequestSchema) rebuilt the arguments, dropping one called __proto__, which JSON allows and the service
  * refuses as it refuses any unknown. Arguments that are not an object are refused here, before the SDK's own check,
@@ -42,7 +55,7 @@ const CallToolAsSent = CallToolRequestSchema.extend({
     arguments: z
       .custom<Readonly<Record<string, unknown>>>((given) => {
         if (isPlainObject(given)) return true;
-        throw new McpError(ErrorCode.InvalidParams, "arguments must be a JSON object holding the tool's arguments by name");
+        throw new RpcError(ErrorCode.InvalidParams, "arguments must be a JSON object holding the tool's arguments by name");
       })
       .optional(),
   }),
@@ -93,7 +106,7 @@ export function createMcpServer({ tools, call, failed }: CallerTools): McpServer
   }));
   mcp.server.setRequestHandler(CallToolAsSent, async ({ params }): Promise<CallToolResult> => {
     const tool = byName.get(params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `There is no tool ${params.name}`);
+    if (!tool) throw new RpcError(ErrorCode.InvalidParams, `There is no tool ${params.name}`);
     try {
       return { content: [{ type: "text", text: JSON.stringify(await call(tool, params.arguments ?? {})) }] };
     } catch (error) {
@@ -112,7 +125,7 @@ export function createMcpServer({ tools, call, failed }: CallerTools): McpServer
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(memory) }] };
       } catch (error) {
         const appError = refusal(error);
-        throw new McpError(appError.code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, errorText(appError));
+        throw new RpcError(appError.code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, errorText(appError));
       }
     },
   );
@@ -122,5 +135,8 @@ export function createMcpServer({ tools, call, failed }: CallerTools): McpServer
     { title: "Using memory", description: "When to remember, when to recall, and how to keep memories right." },
     () => ({ messages: [{ role: "user", content: { type: "text", text: MEMORY_GUIDE } }] }),
   );
+  // the SDK declares listChanged for each list it serves, a promise of notifications when a list changes: these
+  // lists never change, and over HTTP (stateless, GET 405) there is no stream to send a notification on
+  mcp.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
   return mcp;
 }

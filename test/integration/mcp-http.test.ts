@@ -90,8 +90,24 @@ describe.skipIf(databaseUnavailable())("MCP over Streamable HTTP at /mcp", () =>
       for (const args of [[], "content", 7]) {
         const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "remember", arguments: args } };
         const res = await setup.user.api.post("/mcp", call, { headers: ACCEPT });
-        expect(res.body.error, JSON.stringify(args)).toEqual({ code: -32602, message: "MCP error -32602: arguments must be a JSON object holding the tool's arguments by name" });
+        expect(res.body.error, JSON.stringify(args)).toEqual({ code: -32602, message: "arguments must be a JSON object holding the tool's arguments by name" });
       }
+    });
+
+    // the SDK's McpError wrote "MCP error <code>: " into the message, and its client wrote it again (outside probe)
+    it("sends its errors' messages as written: an unknown tool, a memory:// that does not exist", async () => {
+      const rpc = async (method: string, params: object) => (await setup.user.api.post("/mcp", { jsonrpc: "2.0", id: 4, method, params }, { headers: ACCEPT })).body;
+      expect((await rpc("tools/call", { name: "nope", arguments: {} })).error).toEqual({ code: -32602, message: "There is no tool nope" });
+      const missing = await rpc("resources/read", { uri: "memory://00000000-0000-4000-8000-000000000000" });
+      expect(missing.error.code).toBe(-32002);
+      expect(JSON.parse(missing.error.message).error.code).toBe("NOT_FOUND");
+    });
+
+    // the SDK declared listChanged for tools, resources and prompts: a promise of notifications never sent (outside probe)
+    it("promises no list-changed notifications at the handshake: its lists never change", async () => {
+      const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+      const res = await setup.user.api.post("/mcp", initialize, { headers: ACCEPT });
+      expect(res.body.result.capabilities).toEqual({ tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
     });
 
     it("refuses a body over MAX_BODY_BYTES with 413, before it reaches MCP", async () => {
