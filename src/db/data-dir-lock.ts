@@ -1,6 +1,6 @@
-import { closeSync, constants, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../logger.ts";
 import { processStartTime, stillRunning } from "./process-start.ts";
@@ -93,11 +93,38 @@ function heldByAnother(fd: number): boolean {
   return holder !== undefined && holder.pid !== process.pid && stillRunning(holder.pid, holder.started);
 }
 
+/** Whether `pid` runs Node.js, by its command line; believed where /proc cannot tell. */
+function runsNode(pid: number): boolean {
+  try {
+    return basename(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]!).startsWith("node");
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * A bare pid in the file, as the builds before the OS lock (before 2026-11-24) wrote it: they took no OS lock, so
+ * one still running holds the directory though the lock is free, and a second server beside it migrated and
+ * corrupted the database (an outside probe lost every memory so). Believed while that pid runs Node.js: a crashed
+ * server's pid reused by another program does not keep the directory locked.
+ */
+function heldByEarlierBuild(fd: number): boolean {
+  const holder = recordedHolder(fd);
+  return (
+    holder !== undefined &&
+    holder.started === undefined &&
+    holder.holder === undefined &&
+    holder.pid !== process.pid &&
+    stillRunning(holder.pid, undefined) &&
+    runsNode(holder.pid)
+  );
+}
+
 export function lockDataDir(dataDir: string, holder: DataDirHolder, locks: OsLocks | null = loadOsLocks()): DataDirLock {
   // never unlinked: a process that opened it just before would lock the unlinked file, the next one a new file
   const fd = openSync(join(dataDir, "memory-service.lock"), constants.O_RDWR | constants.O_CREAT, 0o600);
   try {
-    const taken = locks ? locks.tryLock(fd) : !heldByAnother(fd);
+    const taken = locks ? locks.tryLock(fd) && !heldByEarlierBuild(fd) : !heldByAnother(fd);
     if (!taken) {
       const found = recordedHolder(fd);
       throw new DataDirBusyError(dataDir, found?.pid, found?.holder);

@@ -51,6 +51,22 @@ describe("the data directory's lock", () => {
       expect(refusal(dir)).toBeUndefined();
     });
 
+    // builds before 2026-11-24 wrote their pid alone and took no OS lock: a server started beside one migrated the
+    // database under it and lost every memory (outside probe)
+    it("refuses while a Node.js process holds it as builds before the OS lock did, by a bare pid", async () => {
+      const earlier = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+      await once(earlier, "spawn");
+      try {
+        writeFileSync(lockFile(dir), String(earlier.pid));
+        expect(refusal(dir)).toMatchObject({ pid: earlier.pid, holder: undefined });
+        earlier.kill();
+        await once(earlier, "exit");
+        expect(refusal(dir)).toBeUndefined();
+      } finally {
+        earlier.kill();
+      }
+    });
+
     it("names a CLI command that holds it, which a starting server waits for", () => {
       const lock = lockDataDir(dir, "command");
       expect(refusal(dir)).toMatchObject({ holder: "command", message: `The data directory ${dir} is in use by a command (process ${process.pid}).` });
