@@ -179,6 +179,18 @@ describe.skipIf(databaseUnavailable())("a memory's history", () => {
     expect(viaRest.body.error.code).toBe("NOT_FOUND");
   });
 
+  // a data directory from a build before history was kept: REST answered 404 for a memory GET found (outside probe)
+  it("answers a live memory with no versions (written before history was kept) with an empty history, over REST as over GraphQL", async () => {
+    const api = suite.user.api;
+    const { id } = (await api.post("/api/v1/memory", { content: "older than history" })).body as { id: string };
+    await suite.server.app.services.db.sql.query("DELETE FROM memory_versions WHERE memory_id = $1::uuid", [id]);
+    expect(await history(id)).toEqual({ total: 0, hasMore: false, items: [] });
+    const res = await api.get(`/api/v1/memories/${id}/history`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ history: [], total: 0, has_more: false });
+    expect((await api.get("/api/v1/memories/00000000-0000-4000-8000-000000000000/history")).status).toBe(404);
+  });
+
   it("purges the history of memories deleted longer ago than the retention, and keeps the rest", async () => {
     const api = suite.user.api;
     const kept = await api.request("POST", "/api/v1/memory", { json: { content: "still here" } });

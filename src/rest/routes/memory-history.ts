@@ -10,12 +10,15 @@ import type { RestHandler, Router } from "../router.ts";
 
 type Version = Omit<MemoryVersion, "changedAt"> & { changedAt: string };
 
-const memoryHistory = new Operation<{ memoryHistory: PageOf<Version> }>(/* GraphQL */ `
+// the memory itself too: one written before history was kept (a data directory from an earlier build) has no
+// versions, and is found all the same
+const memoryHistory = new Operation<{ memoryHistory: PageOf<Version>; live: { id: string } | null }>(/* GraphQL */ `
   query RestMemoryHistory($id: ID!, $limit: Int, $offset: Int) {
     memoryHistory(id: $id, limit: $limit, offset: $offset) {
       items { version action changedAt keyId keyName before after }
       total limit offset hasMore
     }
+    live: memory(id: $id) { id }
   }
 `);
 
@@ -24,7 +27,7 @@ const historyDoc: RouteDoc = {
   tag: "Memories",
   summary: "A memory's history",
   description:
-    "Every change to the memory, newest first: the memory before and after, when, and by which key. Readable after the memory is deleted, for HISTORY_RETENTION_DAYS (30 by default).",
+    "Every change to the memory, newest first: the memory before and after, when, and by which key. Readable after the memory is deleted, for HISTORY_RETENTION_DAYS (30 by default). A memory written before its data was upgraded to keep history has none until its next change.",
   pathParams: { id: { description: "The memory's id, live or deleted.", example: EXAMPLE_MEMORY_ID } },
   query: [limitParam(DEFAULT_HISTORY_LIMIT, "versions"), offsetParam("versions")],
   success: {
@@ -45,8 +48,8 @@ const historyDoc: RouteDoc = {
 /** GET /api/v1/memories/{id}/history */
 export const history: RestHandler = async ({ params, query, schema, context }) => {
   query.only(["limit", "offset"]);
-  const { memoryHistory: page } = await memoryHistory.run(schema, context, { id: params.id, limit: query.int("limit"), offset: query.int("offset") });
-  if (page.total === 0) throw notFound("Memory");
+  const { memoryHistory: page, live } = await memoryHistory.run(schema, context, { id: params.id, limit: query.int("limit"), offset: query.int("offset") });
+  if (page.total === 0 && !live) throw notFound("Memory");
   const body = restPage("history", page, restVersion);
   return { status: 200, body };
 };
