@@ -23,6 +23,20 @@ export class ServerLostError extends Error {
 const socketFailure = (error: NodeJS.ErrnoException): Error =>
   error.code === "ENOENT" || error.code === "ECONNREFUSED" ? new NoServerError(error.message) : new ServerLostError(error.message, { cause: error });
 
+/**
+ * A command the server refused or failed, as its answer says. A server of an earlier build than this command's
+ * fails one it does not have with INTERNAL ("Internal server error", its log saying "unknown control command"):
+ * the message says what to do then, since nothing else tells the operator that the running server is older.
+ */
+function refused(answer: { error?: { code: string; message: string } }): AppError {
+  const { code, message } = answer.error ?? {};
+  if (isErrorCode(code) && code !== "INTERNAL") return new AppError(code, message ?? "control command failed");
+  return new AppError(
+    "INTERNAL",
+    `The server holding DATA_DIR failed the command (${message ?? "no reason given"}); its log says why. A server of an earlier build than this command's fails a command it does not have so: if it is one, restart it with this build, then run the command again.`,
+  );
+}
+
 function call<T>(socketPath: string, command: string, body: object): Promise<T> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
@@ -39,8 +53,7 @@ function call<T>(socketPath: string, command: string, body: object): Promise<T> 
         res.on("end", () => {
           const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as T & { error?: { code: string; message: string } };
           if (res.statusCode === 200) return resolve(parsed);
-          const code = parsed.error?.code;
-          reject(new AppError(isErrorCode(code) ? code : "INTERNAL", parsed.error?.message ?? "control command failed"));
+          reject(refused(parsed));
         });
       },
     );
@@ -91,10 +104,7 @@ async function* lines(socketPath: string, path: string, body: string | AsyncIter
       if (next.done) return;
       if (!next.value) continue;
       const message = JSON.parse(next.value) as Record<string, unknown> & { error?: { code: string; message: string } };
-      if (res.statusCode !== 200 || message.error) {
-        const code = message.error?.code;
-        throw new AppError(isErrorCode(code) ? code : "INTERNAL", message.error?.message ?? "control command failed");
-      }
+      if (res.statusCode !== 200 || message.error) throw refused(message);
       yield message;
     }
   } finally {

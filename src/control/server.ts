@@ -124,6 +124,7 @@ async function handle(req: IncomingMessage, { keys: admin, mcpUrl }: ControlComm
     case "/keys/revoke":
       return admin.revoke(body.id ?? "");
     default:
-      throw new Error(`unknown control command ${req.url}`);
+      // sent by a CLI of a later build than this server's
+      throw new AppError("NOT_FOUND", `The server holding DATA_DIR has no control command ${req.url}: it runs an earlier build than the command's. Restart it with that build, then run the command again.`);
   }
 }

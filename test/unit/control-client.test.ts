@@ -1,10 +1,12 @@
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { NoServerError, remotePortability, remoteReindex, ServerLostError } from "../../src/control/client.ts";
+import { NoServerError, remoteMigrated, remotePortability, remoteReindex, ServerLostError } from "../../src/control/client.ts";
+import { startControlServer, type ControlCommands } from "../../src/control/server.ts";
 import { controlSocketPath } from "../../src/control/socket-path.ts";
+import { createLogger } from "../../src/logger.ts";
 
 /** A control socket whose server answers one NDJSON line, then dies with the connection open. */
 async function dyingServer(dir: string, line: object): Promise<Server> {
@@ -54,5 +56,53 @@ describe("the CLI's control client, when the server goes away", () => {
     const dir = newDir();
     servers.push(await dyingServer(dir, { progress: { done: 1, total: 2 } }));
     await expect(remoteReindex(dir, () => {})).rejects.toBeInstanceOf(ServerLostError);
+  });
+});
+
+// a server of an earlier build, asked for a command it did not have, answered "Internal server error", all the
+// CLI printed (outside probe)
+describe("the CLI's control client, with a server of another build", () => {
+  const dir = mkdtempSync(join(tmpdir(), "control-"));
+  afterEach(() => rmSync(controlSocketPath(dir), { force: true }));
+
+  it("says what to do when the server fails a command as an earlier build fails one it does not have", async () => {
+    const earlier = createServer((req, res) => {
+      req.resume();
+      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "INTERNAL", message: "Internal server error" } }));
+    });
+    await new Promise<void>((resolve) => earlier.listen(controlSocketPath(dir), resolve));
+    try {
+      await expect(remoteMigrated(dir)).rejects.toThrow(/^The server holding DATA_DIR failed the command \(Internal server error\); its log says why\. .*earlier build.*restart it with this build/);
+    } finally {
+      earlier.close();
+    }
+  });
+
+  it("answers a command it does not have NOT_FOUND, saying it is the earlier build", async () => {
+    const unused = () => Promise.reject(new Error("not asked in this test"));
+    const commands: ControlCommands = {
+      keys: { create: unused, list: unused, revoke: unused },
+      reindex: unused,
+      mcpUrl: () => undefined,
+      portability: { exportLines: async function* () {}, importNdjson: unused },
+    };
+    const server = await startControlServer(dir, commands, createLogger("silent"));
+    try {
+      // a command of a later build
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ socketPath: controlSocketPath(dir), path: "/keys/rename", method: "POST", agent: false, headers: { "content-type": "application/json" } }, (res) => {
+          let body = "";
+          res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on("error", reject).end("{}");
+      });
+      expect(answer.status).toBe(404);
+      expect(JSON.parse(answer.body).error).toEqual({
+        code: "NOT_FOUND",
+        message: "The server holding DATA_DIR has no control command /keys/rename: it runs an earlier build than the command's. Restart it with that build, then run the command again.",
+      });
+    } finally {
+      await server.close();
+    }
   });
 });
