@@ -272,6 +272,7 @@ export class Indexer {
     });
     const prepare = async () => {
       try {
+        await this.freeEarlierLeases();
         await backfillTerms(this.db, this.logger);
         await this.queueUnembedded();
         await this.reconcile();
@@ -282,6 +283,17 @@ export class Indexer {
     };
     this.looping = true;
     this.running = prepare().then(() => this.loop());
+  }
+
+  /**
+   * On the embedded database, the tasks an earlier process leased (killed while it embedded them) or put off
+   * (backing off from a failing embedder) are due at once: no other process can be at work on them, since one
+   * process holds the data directory, and they waited out EMBEDDING.leaseSeconds after a crash otherwise, the
+   * memories unfindable by meaning meanwhile (outside probe). On PostgreSQL another instance may be embedding them.
+   */
+  private async freeEarlierLeases(): Promise<void> {
+    if (this.db.kind !== "pglite") return;
+    await this.db.sql.query("UPDATE index_tasks SET available_at = now() WHERE available_at > now()");
   }
 
   /** Starts the loop now rather than at its next poll, when it is asleep: new work for a deferring embedder. */

@@ -183,6 +183,27 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
     }
   });
 
+  // after a kill -9 mid-round the next server waited out the round's 120 s lease before embedding (outside probe)
+  it.runIf(databaseUnderTest() === "pglite")("embeds at once, on the embedded database, the tasks an earlier process held leased", async () => {
+    const embedder = builtinThrough(() => Promise.reject(new Error("embedder down")));
+    const first = await startTestServer(database.env, { embedder });
+    const user = await first.newUser("leased@example.com");
+    const created = await user.api.post("/api/v1/memory", { content: "the spare key is under the blue flowerpot" });
+    expect(created.status).toBe(201);
+    // as a round leaves its tasks when its process is killed while it embeds them
+    await first.app.db.sql.query("UPDATE index_tasks SET available_at = now() + interval '120 seconds'");
+    await first.app.close();
+
+    const second = await startTestServer(database.env);
+    try {
+      const embedded = async () =>
+        (await second.app.db.sql.query<{ embedded: boolean }>("SELECT embedding IS NOT NULL AS embedded FROM memories WHERE id = $1::uuid", [created.body.id]))[0]?.embedded;
+      expect(await until(embedded, (done) => done === true, 10)).toBe(true);
+    } finally {
+      await second.app.close();
+    }
+  });
+
   it("waits EMBEDDER_WAIT_MS at most for an embedder that hangs: a create is stored without its vector, a search answers 503", async () => {
     const hanging = { on: true };
     // an endpoint that answers after 3 s (one that never does is cut off by the client's own timeout)
