@@ -377,7 +377,15 @@ export class Indexer {
       `SELECT id, (extract(epoch FROM updated_at) * 1000)::bigint::text AS version FROM memories WHERE embedder = $1`,
       [this.embedder.id],
     );
-    const { stale, extra } = await this.index.reconcile(this.embedder.id, new Map(rows.map((r) => [r.id, Number(r.version)])));
+    const { stale, extra: notRead } = await this.index.reconcile(this.embedder.id, new Map(rows.map((r) => [r.id, Number(r.version)])));
+    // the service takes writes while this runs: a memory written after the read above can be in the index by now,
+    // and only what the database lacks still leaves it (such a memory was deleted from the index, unfindable by
+    // meaning until the next start)
+    const kept = notRead.length
+      ? await this.db.sql.query<{ id: string }>("SELECT id FROM memories WHERE id = ANY($1::uuid[]) AND embedder = $2", [notRead, this.embedder.id])
+      : [];
+    const written = new Set(kept.map((row) => row.id));
+    const extra = notRead.filter((id) => !written.has(id));
     if (extra.length) await this.index.delete(this.embedder.id, extra);
     if (stale.length) await this.db.sql.query(
       "INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM memories WHERE id = ANY($1::uuid[])",

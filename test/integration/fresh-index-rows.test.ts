@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/domain/ids.ts";
 import { freshRows } from "../../src/domain/index-rows.ts";
 import { insertMemories } from "../../src/domain/memory-rows.ts";
@@ -18,6 +18,10 @@ const recording = (log: { upserted: VectorPoint[]; deleted: string[] }) =>
 describe.skipIf(databaseUnavailable())("indexing memories from the rows just inserted", () => {
   const log = { upserted: [] as VectorPoint[], deleted: [] as string[] };
   const suite = serverWithUser({}, { wrapIndex: recording(log) });
+  // the flushes here are made by hand, each checked for the tasks it leaves: the background loop, and the start-up
+  // reconcile (which queues a task for a memory read before its flush indexed it, a test's insert among them),
+  // would race them. Flushes go on as they do for a server's writes.
+  beforeAll(() => suite.server.app.services.indexer.stop());
 
   /** Inserts a memory as a create does with its index task, without applying the task yet. */
   const insertUnflushed = async (content: string) => {

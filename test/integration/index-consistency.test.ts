@@ -204,6 +204,41 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
     }
   });
 
+  // the start-up reconcile read the memories, then deleted from the index what it held beyond them: a memory
+  // written in between was indexed, then deleted from the index (a race a test met under load)
+  it.runIf(databaseUnderTest() === "pglite")("keeps in the index a memory written while the start-up reconcile runs", async () => {
+    let reached!: () => void;
+    const reconciling = new Promise<void>((resolve) => (reached = resolve));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const reported: string[] = [];
+    const deleted: string[] = [];
+    const wrapIndex = replacing((inner) => ({
+      reconcile: async (embedderId, versions) => {
+        reached();
+        await gate; // the memories read, their index not yet compared with them
+        const found = await inner.reconcile!(embedderId, versions);
+        reported.push(...found.extra);
+        return found;
+      },
+      delete: (embedderId, ids) => (deleted.push(...ids), inner.delete(embedderId, ids)),
+    }));
+    const server = await startTestServer({ DATA_DIR: "memory://", VECTOR_INDEX: "usearch" }, { wrapIndex });
+    try {
+      await reconciling;
+      const user = await server.newUser();
+      const created = await user.api.post("/api/v1/memory", { content: "the ladder hangs in the garage" });
+      expect(created.status).toBe(201);
+      open();
+      await server.app.services.indexer.stop(); // the start-up work, its deletes included, done
+      expect(reported, "the index held it beyond what was read").toContain(created.body.id);
+      expect(deleted).not.toContain(created.body.id);
+    } finally {
+      open();
+      await server.close();
+    }
+  });
+
   it("waits EMBEDDER_WAIT_MS at most for an embedder that hangs: a create is stored without its vector, a search answers 503", async () => {
     const hanging = { on: true };
     // an endpoint that answers after 3 s (one that never does is cut off by the client's own timeout)
