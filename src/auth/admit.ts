@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiKeyService } from "../domain/api-key.ts";
 import { AppError, unauthorized } from "../errors.ts";
 import { clientAddress } from "./client-address.ts";
-import { presentedKey } from "./credentials.ts";
+import { bearerToken, presentedKey } from "./credentials.ts";
 import type { Principal } from "../domain/principal.ts";
 import type { RateLimit } from "./rate-limit.ts";
 
@@ -26,7 +26,8 @@ export type Admit = (req: IncomingMessage, res: ServerResponse) => Promise<Admit
 export function createAdmit(apiKeys: ApiKeyService, rateLimit: RateLimit, trustProxyHops: number): Admit {
   return async (req, res) => {
     const key = presentedKey(req.headers);
-    if (!key) throw unauthorized("Missing API key");
+    // a header sent but not read as a key (GraphiQL's placeholder "Bearer <your API key>", another scheme) is not "missing"
+    if (!key) throw unauthorized(req.headers.authorization ? 'The Authorization header holds no API key: send "Bearer <key>"' : "Missing API key");
     const address = clientAddress(req, trustProxyHops);
     await rateLimit.admitAddress(address);
     const principal = await apiKeys.authenticate(key);
@@ -44,9 +45,11 @@ export function createAdmit(apiKeys: ApiKeyService, rateLimit: RateLimit, trustP
 }
 
 /**
- * `check()` of a secret other than an API key (METRICS_TOKEN) under the same limit of failures per address: an
- * address that has failed too often is refused before the secret is compared, and each UNAUTHORIZED that `check`
- * throws counts against it (wrong tokens could be tried without end).
+ * `check()` of a Bearer secret other than an API key (METRICS_TOKEN) under the same limit of failures per address:
+ * an address that has failed too often is refused before the secret is compared, and each UNAUTHORIZED that
+ * `check` throws for a secret sent counts against it (wrong tokens could be tried without end). A request that
+ * sends none is not counted, as for API keys: a scraper set up without the token, or /metrics opened in a browser,
+ * locked every client at its address out.
  */
 export function createSecretGuard(rateLimit: RateLimit, trustProxyHops: number) {
   return async <T>(req: IncomingMessage, check: () => Promise<T>): Promise<T> => {
@@ -55,7 +58,8 @@ export function createSecretGuard(rateLimit: RateLimit, trustProxyHops: number) 
     try {
       return await check();
     } catch (error) {
-      if (error instanceof AppError && error.code === "UNAUTHORIZED") await rateLimit.authenticationFailed(address);
+      const tried = bearerToken(req.headers) !== undefined;
+      if (tried && error instanceof AppError && error.code === "UNAUTHORIZED") await rateLimit.authenticationFailed(address);
       throw error;
     }
   };

@@ -130,7 +130,7 @@ export class RateLimit {
   }
 
   private addressRefusal(state: RateLimiterRes): AppError {
-    return this.authFailures.refusal(state, `Too many requests with an invalid API key from this address: at most ${this.authFailures.max} per window`);
+    return this.authFailures.refusal(state, `Too many requests with a refused API key (or METRICS_TOKEN) from this address: at most ${this.authFailures.max} per window`);
   }
 
   async close(): Promise<void> {

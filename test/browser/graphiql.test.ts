@@ -22,7 +22,7 @@ describe.skipIf(!existsSync(CHROMIUM))("GraphiQL in Chromium", () => {
     // the header template's placeholder is no key: the answer shown is the server's own refusal
     await page.locator(".graphiql-execute-button").click();
     await page.getByRole("menuitem", { name: "Recent" }).click();
-    await page.getByText("Missing API key").first().waitFor();
+    await page.getByText("The Authorization header holds no API key").first().waitFor();
 
     await page.getByText("Bearer <your API key>").click();
     await page.keyboard.press("ControlOrMeta+A");

@@ -48,6 +48,15 @@ describe.skipIf(databaseUnavailable())("authentication", () => {
     expect(res.body).toEqual(unauthorizedBody);
   });
 
+  // an Authorization header that was sent was answered "Missing API key" (outside probe)
+  it("says an Authorization header it cannot read holds no key, rather than that none was sent", async () => {
+    for (const authorization of ["Bearer <your API key>", "Basic YTpi", "Bearer "]) {
+      const res = await suite.server.client().get("/api/v1/memory", { headers: { authorization } });
+      expect([res.status, res.body.error.message], authorization).toEqual([401, 'The Authorization header holds no API key: send "Bearer <key>"']);
+    }
+    expect((await suite.server.client().get("/api/v1/memory")).body.error.message).toBe("Missing API key");
+  });
+
   it("answers 401 with extensions.code on GraphQL for a missing or unknown key", async () => {
     for (const client of [suite.server.client(), suite.server.client("msk_unknown")]) {
       const res = await client.graphql("{ me { id } }");

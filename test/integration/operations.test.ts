@@ -480,6 +480,13 @@ describe.skipIf(databaseUnavailable())("operations endpoints", () => {
     });
     afterAll(() => guarded?.close());
 
+    // counted as failures, they locked out every client at the address, API keys too (outside probe)
+    it("does not count scrapes that send no token (first: the next case locks its address out)", async () => {
+      const client = guarded.client();
+      for (let i = 0; i < 5; i++) expect((await client.get("/metrics")).status).toBe(401);
+      expect((await client.get("/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status).toBe(200);
+    });
+
     it("refuses an address that has sent too many wrong tokens, the right one too, until the window ends", async () => {
       const client = guarded.client();
       const wrong = [];
