@@ -1,8 +1,9 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli, serverProcess } from "../support/child-processes.ts";
+import { runCli, scriptCommand, serverProcess } from "../support/child-processes.ts";
 import { databaseUnavailable, persistentDatabase, suiteDatabase } from "../support/server.ts";
 
 const parse = (text: string) => text.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -86,6 +87,11 @@ describe.skipIf(databaseUnavailable())("npm run export and npm run import", () =
       expect(imported.stdout).toMatch(/Imported into c@x: 1300 created, 0 updated, 0 skipped, 0 failed/);
       const back = await runCli("export", ["--user", "c@x"], env);
       expect(parse(back.stdout).map((line) => line.content).sort()).toEqual(Array.from({ length: 1300 }, (_, i) => `stdin line ${i}`).sort());
+      // piped into a reader that stops early (more than a pipe's buffer is left): it printed EPIPE's stack, exit 1
+      const { command, args } = scriptCommand("export", ["--user", "c@x"]);
+      const quoted = [command, ...args].map((word) => `'${word}'`).join(" ");
+      const piped = spawnSync("bash", ["-o", "pipefail", "-c", `${quoted} | head -c 100 > /dev/null`], { env: { ...process.env, ...env }, encoding: "utf8" });
+      expect([piped.status, piped.stderr]).toEqual([0, ""]);
     } finally {
       await target.drop();
     }
