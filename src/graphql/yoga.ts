@@ -12,6 +12,7 @@ import { useStrictParams } from "./use-strict-params.ts";
 import { useMetrics, type OperationObserver } from "./use-metrics.ts";
 import { useSharedSubscriptions } from "./use-shared-subscriptions.ts";
 import { useSubscriptionRootCheck } from "./use-subscription-root-check.ts";
+import { useOverlapBudgetMessage } from "./use-overlap-budget-message.ts";
 
 
 export type Yoga = YogaServerInstance<Context, {}>;
@@ -37,6 +38,7 @@ export function createGraphQL(config: Config, logger: Logger, observe: Operation
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       useStrictParams(),
       useSubscriptionRootCheck(),
+      useOverlapBudgetMessage(),
       useErrorCodes(),
       useMetrics(observe),
       useSharedSubscriptions(),

@@ -66,6 +66,12 @@ describe.runIf(databaseAgnosticRun())("GraphQL limits", () => {
     expectRefused(await suite.user.api.graphql(`{ me { ${fields} } }`), /token/i);
   });
 
+  // graphql-js's budget for comparing a selection's fields answered "Validation aborted." alone (outside probe)
+  it("says what to change of a document whose repeated fields exhaust validation's comparisons", async () => {
+    const fields = Array.from({ length: 800 }, () => "id").join(" ");
+    expectRefused(await suite.user.api.graphql(`{ me { ${fields} } }`), /^The document repeats fields in one selection more than validation can compare .*: ask for each field once$/);
+  });
+
   it("lets ordinary queries through, and GraphiQL's introspection", async () => {
     const res = await suite.user.api.graphql(`{ threads { items { title memories { content thread { title } } } } memories { total } }`);
     expect(res.body.errors).toBeUndefined();
