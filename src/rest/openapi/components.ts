@@ -318,7 +318,8 @@ export function schemas(limits: Limits): Record<string, Schema> {
         "As application/x-ndjson: the lines of an export (`kind` absent means a memory). As application/json: an array " +
         'of such records, or {"memories": [...]}.',
       oneOf: [
-        { type: "array", items: ref("schemas", "ExportLine") },
+        // an export's lines, `kind` optional: the schema of an export's line would require it
+        { type: "array", items: { type: "object", properties: { kind: { enum: ["thread", "memory"] } } } },
         { type: "object", required: ["memories"], properties: { memories: { type: "array", items: { type: "object" } } } },
       ],
     },

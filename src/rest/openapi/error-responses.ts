@@ -1,7 +1,7 @@
 import type { Config } from "../../config.ts";
 import { errorStatus, type ErrorCode } from "../../errors.ts";
 import type { Deprecation } from "../router.ts";
-import { deprecationHeaders, rateLimitHeaders, requestIdHeader } from "./headers.ts";
+import { deprecationHeaders, headers, rateLimitHeaders, requestIdHeader } from "./headers.ts";
 import type { RouteErrors } from "./route-doc.ts";
 import { ref, type Header, type Ref, type Response } from "./types.ts";
 
@@ -77,6 +77,13 @@ export function errorResponses(route: RouteTraits, config: Config): Record<strin
     "The API key has used up its requests for the window; Retry-After says when to try again.",
     `Too many requests: at most ${config.rateLimit.max} per window; retry in 12 s`,
   );
+  // every route answers so while the service starts (src/http/starting-server.ts); a route's own 503 says more
+  add(
+    !route.errors.SERVICE_UNAVAILABLE,
+    "SERVICE_UNAVAILABLE",
+    "The service is starting (every path answers so until it is up), or the database is out of reach; Retry-After says when to try again.",
+    "The service is starting: try again shortly",
+  );
   add(
     true,
     "INTERNAL",
@@ -92,7 +99,7 @@ export function errorResponses(route: RouteTraits, config: Config): Record<strin
     const here = cases.filter(({ code }) => errorStatus[code] === status);
     responses[String(status)] = {
       description: here.map(({ code, when }) => `${code}: ${when}`).join("\n\n"),
-      headers: errorHeaders(status, route),
+      headers: status === 503 ? unavailableHeaders(route, config) : errorHeaders(status, route),
       content: {
         "application/json": {
           schema: ref("schemas", "Error"),
@@ -104,6 +111,19 @@ export function errorResponses(route: RouteTraits, config: Config): Record<strin
     };
   }
   return responses;
+}
+
+/**
+ * The headers of a 503: one answered while the service starts comes before the key is looked up, without the
+ * rate-limit headers that one of a dependency out of reach carries; Retry-After as the answer gives it.
+ */
+function unavailableHeaders(route: RouteTraits, config: Config): Record<string, Header | Ref> {
+  const optional = Object.entries(headers(config)).filter(([name]) => name.startsWith("X-RateLimit-") || name === "Retry-After");
+  return {
+    ...requestIdHeader(),
+    ...Object.fromEntries(optional.map(([name, header]) => [name, { ...header, required: false }])),
+    ...(route.deprecation ? deprecationHeaders(route.deprecation) : {}),
+  };
 }
 
 /**

@@ -108,8 +108,21 @@ export function servicePaths(config: Config): Record<string, PathItem> {
           },
           "400": failures["400"],
           "401": failures["401"],
+          "406": graphqlFailure(
+            "The Accept header names none of the operation's answers: a query or mutation is answered as JSON, a subscription as text/event-stream (NOT_ACCEPTABLE).",
+            counted,
+          ),
+          "409": graphqlFailure(
+            "The Idempotency-Key was used with another request, or its first request is still running (IDEMPOTENCY_CONFLICT; Retry-After then).",
+            counted,
+          ),
           "413": graphqlFailure(`The body is over ${config.limits.maxBodyBytes} bytes.`, counted),
+          "415": graphqlFailure("The body is neither JSON, application/graphql nor a form (UNSUPPORTED_MEDIA_TYPE).", counted),
           "429": failures["429"],
+          "503": graphqlFailure(
+            "The service is starting, or the database is out of reach (SERVICE_UNAVAILABLE); Retry-After says when to try again.",
+            requestIdHeader(),
+          ),
         },
       },
       get: {

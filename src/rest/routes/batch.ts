@@ -68,7 +68,12 @@ const batchDoc: RouteDoc = {
       },
       wrapped: {
         summary: 'Wrapped as {"memories": [...]}',
-        value: { memories: [{ content: "Works from Lisbon", type: "observation" }, { content: "" }] },
+        value: {
+          memories: [
+            { content: "Works from Lisbon", type: "observation" },
+            { content: "In a thread that is not there", thread_id: "00000000-0000-4000-8000-000000000000" },
+          ],
+        },
       },
       deduplicated: {
         summary: "Storing only what you do not have yet",
@@ -84,7 +89,7 @@ const batchDoc: RouteDoc = {
       summary: { total: 2, successful: 1, failed: 1 },
       results: [
         { success: true, id: EXAMPLE_MEMORY_ID },
-        { success: false, error: { code: "VALIDATION_ERROR", message: "content must not be empty" } },
+        { success: false, error: { code: "VALIDATION_ERROR", message: "thread_id does not name one of your threads" } },
       ],
     },
   },
