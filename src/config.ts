@@ -20,7 +20,7 @@ const int = (min: number, max: number = Number.MAX_SAFE_INTEGER) => {
 };
 
 const url = (protocols: string[]) =>
-  z.url({ protocol: new RegExp(`^(${protocols.join("|")})$`), error: `expected a ${protocols[0]}:// URL` });
+  z.url({ protocol: new RegExp(`^(${protocols.join("|")})$`), error: `expected a URL starting ${protocols.map((p) => `${p}://`).join(" or ")}` });
 
 // a service's address, to which the client adds its own paths: a query or fragment would be dropped, and a key
 // has its own setting (a user and password in the URL would be sent, and logged with it)

@@ -135,7 +135,8 @@ export class ApiKeyService {
       if (live >= this.ownMax) {
         throw new AppError(
           "VALIDATION_ERROR",
-          `You hold ${live} API keys, the most a user may (MAX_KEYS_PER_USER): revoke one (revokeApiKey) before making another`,
+          // the keys CLI is not held to the cap: a user can hold more than it
+          `You hold ${live} API keys; a user may make their own up to ${this.ownMax} (MAX_KEYS_PER_USER): revoke one (revokeApiKey) before making another`,
         );
       }
       await sql.query("INSERT INTO api_keys (id, user_id, name, prefix, hash) VALUES ($1::uuid, $2::uuid, $3, $4, $5)", [

@@ -30,6 +30,9 @@ describe("a setting the server cannot start with", () => {
     ["OPENAI_BASE_URL", "http://user:pw@127.0.0.1:4810/v1", "OPENAI_BASE_URL: must have no user, password, query or fragment"],
     ["OPENAI_BASE_URL", "http://127.0.0.1:4810/v1?x=1", "OPENAI_BASE_URL: must have no user, password, query or fragment"],
     ["QDRANT_URL", "http://127.0.0.1:6333/?collection=x", "QDRANT_URL: must have no user, password, query or fragment"],
+    // each scheme taken is named: "expected a http:// URL" refused ftp://, though https:// was taken (outside probe)
+    ["QDRANT_URL", "ftp://x", "QDRANT_URL: expected a URL starting http:// or https://"],
+    ["REDIS_URL", "http://x", "REDIS_URL: expected a URL starting redis:// or rediss://"],
   ])("%s=%s is refused with the range it must be in", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
