@@ -91,7 +91,8 @@ describe.skipIf(databaseUnavailable())("npm run export and npm run import", () =
       const { command, args } = scriptCommand("export", ["--user", "c@x"]);
       const quoted = [command, ...args].map((word) => `'${word}'`).join(" ");
       const piped = spawnSync("bash", ["-o", "pipefail", "-c", `${quoted} | head -c 100 > /dev/null`], { env: { ...process.env, ...env }, encoding: "utf8" });
-      expect([piped.status, piped.stderr]).toEqual([0, ""]);
+      expect(piped.status, piped.stderr).toBe(0);
+      expect(piped.stderr).not.toMatch(/EPIPE|\n\s+at /); // the log's own lines aside (a warning on PostgreSQL)
     } finally {
       await target.drop();
     }
