@@ -16,6 +16,8 @@ export type { Thread, ThreadStatus };
 export const DEFAULT_THREAD_LIMIT = 20;
 export const MAX_TITLE_CHARS = 200;
 export const MAX_DESCRIPTION_CHARS = 5_000;
+/** Memories a thread's delete takes out per transaction (see ThreadService.delete). */
+export const DELETE_SLICE = 500;
 
 export interface ThreadQuery {
   select?: Prisma.ThreadSelect;
@@ -150,29 +152,53 @@ export class ThreadService extends WritingService {
    */
   async delete(principal: Principal, id: string, deleteMemories: boolean): Promise<void> {
     if (!isUuid(id)) throw notFound("Thread");
+    // a large thread's memories go (or leave it) a slice at a time, each slice committed with its events and history:
+    // in one transaction, 100 000 of them held the embedded database, which runs one statement at a time, for a
+    // minute, every user's requests waiting (outside probe). The last slice goes with the thread, atomically, so a
+    // memory written into the thread meanwhile goes too; a delete cut short leaves the thread, to be deleted again.
+    for (;;) {
+      const slice = await this.db.sql.transaction((sql) => this.takeOutMemories(sql, principal, id, deleteMemories, DELETE_SLICE));
+      if (!slice) throw notFound("Thread");
+      await this.afterwards(principal, slice);
+      if (slice.length < DELETE_SLICE) break;
+    }
     const touched = await this.db.sql.transaction(async (sql) => {
-      const [thread] = await sql.query("SELECT id FROM threads WHERE id = $1::uuid AND user_id = $2::uuid FOR UPDATE", [
-        id,
-        principal.userId,
-      ]);
-      if (!thread) return undefined;
-      // either way the memories' history names the key ($3). Kept, an expired memory (gone from every read) is not
-      // released, which would announce it updated: it goes as the sweep would take it, under no key
-      const changes = deleteMemories
-        ? `changed AS (DELETE FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid AND ${deletingKeySql("$3")} RETURNING id, user_id)`
-        : `expired AS (DELETE FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid AND expires_at <= now() RETURNING id, user_id),
-           released AS (UPDATE memories SET thread_id = NULL, updated_at = ${RISEN_UPDATED_AT}, written_by_key = $3::uuid
-              WHERE thread_id = $1::uuid AND user_id = $2::uuid AND (expires_at IS NULL OR expires_at > now()) RETURNING id, user_id),
-           changed AS (SELECT id, user_id FROM expired UNION ALL SELECT id, user_id FROM released)`;
-      const memories = await sql.query<{ memory_id: string }>(
-        `WITH ${changes}
-         INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM changed RETURNING memory_id`,
-        [id, principal.userId, principal.keyId],
-      );
-      await sql.query("DELETE FROM threads WHERE id = $1::uuid", [id]);
-      return memories.map((row) => row.memory_id);
+      const memories = await this.takeOutMemories(sql, principal, id, deleteMemories);
+      if (memories) await sql.query("DELETE FROM threads WHERE id = $1::uuid", [id]);
+      return memories;
     });
     if (!touched) throw notFound("Thread");
+    await this.afterwards(principal, touched);
+  }
+
+  /**
+   * Deletes the thread's memories, or takes them out of it, up to `limit` of them (all without one), with the thread
+   * locked; undefined when the caller has no such thread. Returns the memories changed.
+   */
+  private async takeOutMemories(sql: Sql, principal: Principal, id: string, deleteMemories: boolean, limit?: number): Promise<string[] | undefined> {
+    const [thread] = await sql.query("SELECT id FROM threads WHERE id = $1::uuid AND user_id = $2::uuid FOR UPDATE", [id, principal.userId]);
+    if (!thread) return undefined;
+    const scope = limit
+      ? `user_id = $2::uuid AND id IN (SELECT id FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid LIMIT ${limit})`
+      : "thread_id = $1::uuid AND user_id = $2::uuid";
+    // either way the memories' history names the key ($3). Kept, an expired memory (gone from every read) is not
+    // released, which would announce it updated: it goes as the sweep would take it, under no key
+    const changes = deleteMemories
+      ? `changed AS (DELETE FROM memories WHERE ${scope} AND ${deletingKeySql("$3")} RETURNING id, user_id)`
+      : `expired AS (DELETE FROM memories WHERE ${scope} AND expires_at <= now() RETURNING id, user_id),
+         released AS (UPDATE memories SET thread_id = NULL, updated_at = ${RISEN_UPDATED_AT}, written_by_key = $3::uuid
+            WHERE ${scope} AND (expires_at IS NULL OR expires_at > now()) RETURNING id, user_id),
+         changed AS (SELECT id, user_id FROM expired UNION ALL SELECT id, user_id FROM released)`;
+    const memories = await sql.query<{ memory_id: string }>(
+      `WITH ${changes}
+       INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM changed RETURNING memory_id`,
+      [id, principal.userId, principal.keyId],
+    );
+    return memories.map((row) => row.memory_id);
+  }
+
+  /** What follows a committed change to these memories: totals, the event relay, the index. */
+  private async afterwards(principal: Principal, touched: string[]): Promise<void> {
     this.totals.changed(principal.userId, touched);
     this.relay.wake();
     await this.indexer.flush(touched);

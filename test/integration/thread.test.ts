@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DELETE_SLICE } from "../../src/domain/thread.ts";
 import { databaseUnavailable, serverWithUser, type TestUser } from "../support/server.ts";
 import { StatementCounter } from "../support/statement-counter.ts";
 import { ISO } from "../support/wire.ts";
@@ -200,6 +201,43 @@ describe.skipIf(databaseUnavailable())("threads", () => {
       expect(found).not.toContain(a.id);
       expect((await suite.user.api.get(`/api/v1/memories/${outside.id}`)).status).toBe(200);
     });
+
+    // one transaction held the embedded database for a minute at 100 000 memories (outside probe): now a slice at a time
+    it.each([true, false])("with delete_memories=%s, takes every memory of a thread larger than a slice, each event before the thread's", async (deleteMemories) => {
+      const who = await suite.server.newUser();
+      const thread = (await who.api.post("/api/v1/threads", { title: "large" })).body.id as string;
+      const count = 2 * DELETE_SLICE + 100;
+      for (let i = 0; i < count; i += 100) {
+        const batch = Array.from({ length: Math.min(100, count - i) }, (_, j) => ({ content: `slice memory ${i + j}`, thread_id: thread }));
+        expect((await who.api.post("/api/v1/memory/batch", batch)).body.summary.successful).toBe(batch.length);
+      }
+      const feed = suite.server.app.services.events.subscribe(who.userId)[Symbol.asyncIterator]();
+      const heard: string[] = [];
+      const hearing = (async () => {
+        for (let next = await feed.next(); !next.done; next = await feed.next()) {
+          if (!next.value.type.endsWith(".created")) heard.push(next.value.type); // the batches' may still be on their way
+          if (next.value.type === "thread.deleted") return;
+        }
+      })();
+      expect((await who.api.delete(`/api/v1/threads/${thread}?delete_memories=${deleteMemories}`)).status).toBe(200);
+      await hearing;
+      await feed.return?.();
+      expect(heard).toEqual([...Array.from({ length: count }, () => (deleteMemories ? "memory.deleted" : "memory.updated")), "thread.deleted"]);
+      expect((await who.api.get("/api/v1/memory?limit=1")).body.total).toBe(deleteMemories ? 0 : count);
+      expect((await who.api.get(`/api/v1/threads/${thread}`)).status).toBe(404);
+      // each slice's index work applied before the answer (the last slice's was left to the background loop once)
+      const [{ queued }] = (await suite.server.app.services.db.sql.query<{ queued: number }>(
+        "SELECT count(*)::int AS queued FROM index_tasks WHERE user_id = $1::uuid",
+        [who.userId],
+      )) as [{ queued: number }];
+      expect(queued).toBe(0);
+      // a transaction a slice: the versions they wrote name three transactions (xmin)
+      const [{ transactions }] = (await suite.server.app.services.db.sql.query<{ transactions: number }>(
+        "SELECT count(DISTINCT xmin::text)::int AS transactions FROM memory_versions WHERE user_id = $1::uuid AND action = $2",
+        [who.userId, deleteMemories ? "deleted" : "updated"],
+      )) as [{ transactions: number }];
+      expect(transactions).toBe(3);
+    }, 60_000);
 
     it("answers 404 for an unknown thread", async () => {
       const res = await suite.user.api.delete("/api/v1/threads/00000000-0000-4000-8000-000000000000");
