@@ -13,9 +13,12 @@ const PAGE = 2_000;
 // more memories changed at once than this (a large batch, a thread deleted with its memories) and the copy is
 // built again rather than caught up
 const MAX_CHANGED = 10_000;
-// a copy that could not be built (terms of an older tokenizer, not yet made again; too many postings) is tried
-// again after this long, not at every recall
+// a copy that could not be built (terms of an older tokenizer, not yet made again) is tried again after this long,
+// not at every recall; one over the budget after much longer: each try reads MAX_POSTINGS of the user's terms
+// before it gives up, statements the embedded database runs one at a time (outside probe: every minute, at a
+// million memories)
 const RETRY_MS = 60_000;
+const TOO_LARGE_RETRY_MS = 3_600_000;
 
 interface Entry {
   terms?: UserTerms;
@@ -23,6 +26,8 @@ interface Entry {
   changed: Set<string>;
   catchingUp?: Promise<void>;
   failedAt?: number;
+  /** How long after failedAt the copy is tried again. */
+  retryMs?: number;
 }
 
 /**
@@ -56,12 +61,15 @@ export class TermIndex {
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
+    /** Postings held for all users together (a test's own, smaller). */
+    private readonly maxPostings = MAX_POSTINGS,
   ) {}
 
   /** Call once a write to these memories of the user has committed. */
   changed(userId: string, memoryIds: readonly string[]): void {
     const entry = this.users.get(userId);
-    if (!entry) return;
+    // a copy that failed holds nothing to catch up: its writes would only end its wait for the next try
+    if (!entry || entry.failedAt !== undefined) return;
     memoryIds.forEach((id) => entry.changed.add(id.toLowerCase())); // as the copy holds them, whatever the request said
     if (entry.changed.size > MAX_CHANGED) this.users.delete(userId);
   }
@@ -69,7 +77,7 @@ export class TermIndex {
   /** The user's copy, caught up with this process' writes; undefined while it is being built or cannot be. */
   async of(userId: string): Promise<UserTerms | undefined> {
     const entry = this.users.get(userId);
-    if (!entry || (entry.failedAt !== undefined && Date.now() - entry.failedAt > RETRY_MS)) {
+    if (!entry || (entry.failedAt !== undefined && Date.now() - entry.failedAt > (entry.retryMs ?? RETRY_MS))) {
       this.start(userId);
       return undefined;
     }
@@ -99,7 +107,11 @@ export class TermIndex {
     this.build(userId).then(
       (terms) => {
         if (this.users.get(userId) !== entry) return;
-        if (terms) {
+        if (terms === "too large") {
+          this.logger.info({ userId }, "the user's terms are more than the in-process copy holds; recall and search read them from the database");
+          entry.retryMs = TOO_LARGE_RETRY_MS;
+          entry.failedAt = Date.now();
+        } else if (terms) {
           entry.terms = terms;
           this.evict(userId);
         } else entry.failedAt = Date.now();
@@ -111,8 +123,8 @@ export class TermIndex {
     );
   }
 
-  /** The user's copy, or undefined when it cannot be made now. */
-  private async build(userId: string): Promise<UserTerms | undefined> {
+  /** The user's copy; undefined when it cannot be made now, "too large" past the budget. */
+  private async build(userId: string): Promise<UserTerms | undefined | "too large"> {
     const terms = new UserTerms();
     for (let after = "00000000-0000-0000-0000-000000000000"; ; ) {
       const page = await this.db.sql.query<Read>(
@@ -121,7 +133,7 @@ export class TermIndex {
       );
       if (page.some((memory) => memory.version !== LEXICAL_VERSION)) return undefined; // terms not yet made again
       page.forEach((memory) => terms.put(memory));
-      if (terms.postingCount > MAX_POSTINGS) return undefined;
+      if (terms.postingCount > this.maxPostings) return "too large";
       if (page.length < PAGE) return terms;
       after = page[page.length - 1]!.id;
     }
@@ -148,7 +160,7 @@ export class TermIndex {
   private evict(keep: string): void {
     let total = this.postingCount;
     for (const [userId, entry] of this.users) {
-      if (total <= MAX_POSTINGS) return;
+      if (total <= this.maxPostings) return;
       if (userId === keep || !entry.terms) continue;
       total -= entry.terms.postingCount;
       this.users.delete(userId);

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { searchLexical, searchWords, type LexicalHit, type TermSource, type WordMatches } from "../../src/domain/lexical.ts";
 import { SqlTerms } from "../../src/domain/sql-terms.ts";
 import { TermIndex } from "../../src/domain/term-index.ts";
@@ -106,4 +106,35 @@ describe.skipIf(databaseUnavailable())("recall's BM25 over the in-process copy o
       { numRuns: 30 },
     );
   }, 120_000);
+
+  // a user past the budget was read again every minute, up to the budget's postings each time, and a burst of their
+  // writes started it again at once (outside probe, at a million memories)
+  it("leaves a user over the budget to SQL for an hour, whatever they write meanwhile", async () => {
+    const user = await suite.server.newUser();
+    for (const content of ["kayak on the lake", "piano in the garden", "tomato and coffee"]) {
+      expect((await user.api.post("/api/v1/memory", { content })).status).toBe(201);
+    }
+    const { db } = suite.server.app.services;
+    let statements = 0;
+    const sql = new Proxy(db.sql, {
+      get: (target, name, receiver) =>
+        name === "query" ? (...args: Parameters<typeof target.query>) => (statements++, target.query(...args)) : Reflect.get(target, name, receiver),
+    });
+    const counted = new Proxy(db, { get: (target, name, receiver) => (name === "sql" ? sql : Reflect.get(target, name, receiver)) });
+    const index = new TermIndex(counted, createLogger("silent"), 4);
+    expect(await index.of(user.userId)).toBeUndefined(); // begins the copy
+    await expect.poll(() => statements).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // its reads done: past the budget after the first page
+    const tried = statements;
+    index.changed(user.userId, Array.from({ length: 10_001 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`));
+    expect(await index.of(user.userId)).toBeUndefined();
+    const later = vi.spyOn(Date, "now").mockReturnValue(Date.now() + 5 * 60_000);
+    try {
+      expect(await index.of(user.userId)).toBeUndefined();
+    } finally {
+      later.mockRestore();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(statements, "no second try").toBe(tried);
+  });
 });
