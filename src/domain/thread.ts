@@ -154,33 +154,31 @@ export class ThreadService extends WritingService {
     if (!isUuid(id)) throw notFound("Thread");
     // a large thread's memories go (or leave it) a slice at a time, each slice committed with its events and history:
     // in one transaction, 100 000 of them held the embedded database, which runs one statement at a time, for a
-    // minute, every user's requests waiting (outside probe). The last slice goes with the thread, atomically, so a
-    // memory written into the thread meanwhile goes too; a delete cut short leaves the thread, to be deleted again.
-    for (;;) {
-      const slice = await this.db.sql.transaction((sql) => this.takeOutMemories(sql, principal, id, deleteMemories, DELETE_SLICE));
+    // minute, every user's requests waiting (outside probe). The slice that finds the thread's last memories takes
+    // the thread in its transaction; a delete cut short leaves the thread with the rest, to be deleted again.
+    for (let last = false; !last; ) {
+      const slice = await this.db.sql.transaction(async (sql) => {
+        const memories = await this.takeOutMemories(sql, principal, id, deleteMemories);
+        if (memories && memories.length < DELETE_SLICE) {
+          last = true;
+          await sql.query("DELETE FROM threads WHERE id = $1::uuid", [id]);
+        }
+        return memories;
+      });
       if (!slice) throw notFound("Thread");
       await this.afterwards(principal, slice);
-      if (slice.length < DELETE_SLICE) break;
     }
-    const touched = await this.db.sql.transaction(async (sql) => {
-      const memories = await this.takeOutMemories(sql, principal, id, deleteMemories);
-      if (memories) await sql.query("DELETE FROM threads WHERE id = $1::uuid", [id]);
-      return memories;
-    });
-    if (!touched) throw notFound("Thread");
-    await this.afterwards(principal, touched);
   }
 
   /**
-   * Deletes the thread's memories, or takes them out of it, up to `limit` of them (all without one), with the thread
-   * locked; undefined when the caller has no such thread. Returns the memories changed.
+   * Deletes up to DELETE_SLICE of the thread's memories, or takes them out of it, with the thread locked; undefined
+   * when the caller has no such thread. Returns the memories changed: fewer than DELETE_SLICE when none is left.
    */
-  private async takeOutMemories(sql: Sql, principal: Principal, id: string, deleteMemories: boolean, limit?: number): Promise<string[] | undefined> {
+  private async takeOutMemories(sql: Sql, principal: Principal, id: string, deleteMemories: boolean): Promise<string[] | undefined> {
     const [thread] = await sql.query("SELECT id FROM threads WHERE id = $1::uuid AND user_id = $2::uuid FOR UPDATE", [id, principal.userId]);
     if (!thread) return undefined;
-    const scope = limit
-      ? `user_id = $2::uuid AND id IN (SELECT id FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid LIMIT ${limit})`
-      : "thread_id = $1::uuid AND user_id = $2::uuid";
+    const picked = `picked AS (SELECT id FROM memories WHERE thread_id = $1::uuid AND user_id = $2::uuid LIMIT ${DELETE_SLICE})`;
+    const scope = "user_id = $2::uuid AND id IN (SELECT id FROM picked)";
     // either way the memories' history names the key ($3). Kept, an expired memory (gone from every read) is not
     // released, which would announce it updated: it goes as the sweep would take it, under no key
     const changes = deleteMemories
@@ -190,7 +188,7 @@ export class ThreadService extends WritingService {
             WHERE ${scope} AND (expires_at IS NULL OR expires_at > now()) RETURNING id, user_id),
          changed AS (SELECT id, user_id FROM expired UNION ALL SELECT id, user_id FROM released)`;
     const memories = await sql.query<{ memory_id: string }>(
-      `WITH ${changes}
+      `WITH ${picked}, ${changes}
        INSERT INTO index_tasks (memory_id, user_id) SELECT id, user_id FROM changed RETURNING memory_id`,
       [id, principal.userId, principal.keyId],
     );
