@@ -25,7 +25,7 @@ export type Admit = (req: IncomingMessage, res: ServerResponse) => Promise<Admit
  */
 export function createAdmit(apiKeys: ApiKeyService, rateLimit: RateLimit, trustProxyHops: number): Admit {
   return async (req, res) => {
-    const key = presentedKey(req.headers);
+    const key = presentedKey(req);
     // a header sent but not read as a key (GraphiQL's placeholder "Bearer <your API key>", another scheme) is not "missing"
     if (!key) throw unauthorized(req.headers.authorization ? 'The Authorization header holds no API key: send "Bearer <key>"' : "Missing API key");
     const address = clientAddress(req, trustProxyHops);

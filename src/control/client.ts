@@ -7,7 +7,7 @@ import type { RebuildProgress } from "../domain/indexer.ts";
 import type { ImportSummary } from "../domain/import.ts";
 import type { KeyAdmin, KeyRecord, NewKey } from "../domain/key-admin.ts";
 import type { Portability, RestImportResult } from "../rest/portability.ts";
-import { controlSocketPath } from "./socket-path.ts";
+import { connectControl } from "./socket-path.ts";
 
 /** Thrown when no server answers on the control socket: the CLI then opens the database itself. */
 export class NoServerError extends Error {
@@ -20,8 +20,11 @@ export class ServerLostError extends Error {
 }
 
 /** A request's failure on the control socket: no server there, or one that went away with the request. */
-const socketFailure = (error: NodeJS.ErrnoException): Error =>
-  error.code === "ENOENT" || error.code === "ECONNREFUSED" ? new NoServerError(error.message) : new ServerLostError(error.message, { cause: error });
+const socketFailure = (error: NodeJS.ErrnoException): Error => {
+  if (error.code === "ENOENT" || error.code === "ECONNREFUSED") return new NoServerError(error.message);
+  // a socket refused before connecting (another user's: socket-path.ts) says so itself
+  return error.code === undefined ? error : new ServerLostError(error.message, { cause: error });
+};
 
 /**
  * A command the server refused or failed, as its answer says. A server of an earlier build than this command's
@@ -37,15 +40,22 @@ function refused(answer: { error?: { code: string; message: string } }): AppErro
   );
 }
 
-function call<T>(socketPath: string, command: string, body: object): Promise<T> {
+/** http.request's options for a command to the server that holds `dataDir`. */
+const controlRequest = (dataDir: string, path: string, contentType: string) => ({
+  createConnection: () => connectControl(dataDir),
+  path,
+  method: "POST",
+  headers: { "content-type": contentType },
+});
+
+function call<T>(dataDir: string, command: string, body: object): Promise<T> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
+    const options = controlRequest(dataDir, command, "application/json");
     const req = request(
       {
-        socketPath,
-        path: command,
-        method: "POST",
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+        ...options,
+        headers: { ...options.headers, "content-length": Buffer.byteLength(payload) },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -64,28 +74,27 @@ function call<T>(socketPath: string, command: string, body: object): Promise<T> 
 
 /** KeyAdmin carried out by the server that holds the embedded database in `dataDir`. */
 export function remoteKeyAdmin(dataDir: string): KeyAdmin {
-  const path = controlSocketPath(dataDir);
   return {
-    create: (user, name) => call<NewKey>(path, "/keys/create", { user, name }),
-    list: (user) => call<KeyRecord[]>(path, "/keys/list", { user }),
-    revoke: (id) => call<KeyRecord>(path, "/keys/revoke", { id }),
+    create: (user, name) => call<NewKey>(dataDir, "/keys/create", { user, name }),
+    list: (user) => call<KeyRecord[]>(dataDir, "/keys/list", { user }),
+    revoke: (id) => call<KeyRecord>(dataDir, "/keys/revoke", { id }),
   };
 }
 
 /** Resolves when a server holds the embedded database in `dataDir`: it migrated the database as it started. */
 export async function remoteMigrated(dataDir: string): Promise<void> {
-  await call<object>(controlSocketPath(dataDir), "/migrated", {});
+  await call<object>(dataDir, "/migrated", {});
 }
 
 /** The URL of /mcp on the server that holds the embedded database in `dataDir`. */
 export async function remoteMcpUrl(dataDir: string): Promise<string> {
-  return (await call<{ url: string }>(controlSocketPath(dataDir), "/mcp/url", {})).url;
+  return (await call<{ url: string }>(dataDir, "/mcp/url", {})).url;
 }
 
 /** A control command whose answer is NDJSON: its lines as they come; `body` is sent as it is read. */
-async function* lines(socketPath: string, path: string, body: string | AsyncIterable<Uint8Array>): AsyncGenerator<Record<string, unknown>> {
+async function* lines(dataDir: string, path: string, body: string | AsyncIterable<Uint8Array>): AsyncGenerator<Record<string, unknown>> {
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = request({ socketPath, path, method: "POST", headers: { "content-type": typeof body === "string" ? "application/json" : "application/x-ndjson" } }, resolve);
+    const req = request(controlRequest(dataDir, path, typeof body === "string" ? "application/json" : "application/x-ndjson"), resolve);
     req.on("error", (error: NodeJS.ErrnoException) => reject(socketFailure(error)));
     if (typeof body === "string") req.end(body);
     // read only once a server answers the socket: a body read for a server that is not there (stdin) would be
@@ -114,11 +123,10 @@ async function* lines(socketPath: string, path: string, body: string | AsyncIter
 
 /** Export and import carried out by the server that holds the embedded database in `dataDir`. */
 export function remotePortability(dataDir: string): Portability {
-  const path = controlSocketPath(dataDir);
   return {
-    exportLines: (user, options) => lines(path, "/export", JSON.stringify({ user, ...options })),
+    exportLines: (user, options) => lines(dataDir, "/export", JSON.stringify({ user, ...options })),
     async importNdjson(user, body, onResult) {
-      for await (const message of lines(path, `/import?user=${encodeURIComponent(user)}`, body)) {
+      for await (const message of lines(dataDir, `/import?user=${encodeURIComponent(user)}`, body)) {
         if (message.result) onResult(message.result as RestImportResult);
         if (message.summary) return message.summary as ImportSummary;
       }
@@ -130,7 +138,7 @@ export function remotePortability(dataDir: string): Portability {
 /** Rebuilds the vector index inside the server that holds the embedded database in `dataDir`. */
 export async function remoteReindex(dataDir: string, onProgress: (progress: RebuildProgress) => void): Promise<RebuildProgress> {
   try {
-    for await (const message of lines(controlSocketPath(dataDir), "/reindex", "{}")) {
+    for await (const message of lines(dataDir, "/reindex", "{}")) {
       if (message.progress) onProgress(message.progress as RebuildProgress);
       if (message.result) return message.result as RebuildProgress;
     }

@@ -9,7 +9,7 @@ import { sendNdjson } from "../transport/ndjson.ts";
 import { parseJsonBody, readBody } from "../transport/body.ts";
 import { send, sendJson } from "../transport/reply.ts";
 import type { Logger } from "../logger.ts";
-import { controlSocketPath } from "./socket-path.ts";
+import { controlSocketAddress, controlSocketPath, refuseForeignSocket } from "./socket-path.ts";
 
 const MAX_CONTROL_BODY = 64 * 1024;
 
@@ -33,7 +33,17 @@ export interface ControlServer {
  * socket readable only by this user.
  */
 export async function startControlServer(dataDir: string, commands: ControlCommands, logger: Logger): Promise<ControlServer> {
-  const path = controlSocketPath(dataDir);
+  const address = controlSocketAddress(dataDir);
+  try {
+    return await listenOn(address.path, commands, logger, () => address.close(), controlSocketPath(dataDir));
+  } catch (error) {
+    address.close();
+    throw error;
+  }
+}
+
+async function listenOn(path: string, commands: ControlCommands, logger: Logger, closed: () => void, shownPath: string): Promise<ControlServer> {
+  refuseForeignSocket(path);
   try {
     unlinkSync(path); // left by a server that did not stop cleanly; the data-dir lock proves it is gone
   } catch {
@@ -59,10 +69,14 @@ export async function startControlServer(dataDir: string, commands: ControlComma
   });
   chmodSync(path, 0o600);
   return {
-    path,
+    path: shownPath,
     close: () =>
       new Promise((resolve) => {
-        server.close(() => resolve());
+        // closing unlinks the socket by the path it was bound at: the directory's descriptor is let go after
+        server.close(() => {
+          closed();
+          resolve();
+        });
         server.closeAllConnections();
       }),
   };

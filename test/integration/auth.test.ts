@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { databaseUnavailable, serverWithUser } from "../support/server.ts";
 
@@ -34,6 +35,30 @@ describe.skipIf(databaseUnavailable())("authentication", () => {
     expect([graphql.status, graphql.body.errors?.[0]?.extensions?.code]).toEqual([401, "UNAUTHORIZED"]);
     const same = await suite.server.client().get("/api/v1/memory", { headers: { ...both, "x-service-api-key": suite.user.key } });
     expect(same.status).toBe(200);
+  });
+
+  // Node.js keeps the first of two Authorization headers: the first key decided the user (outside probe)
+  it("refuses two different Authorization headers (401), on REST and GraphQL", async () => {
+    const other = await suite.server.newUser();
+    const send = (path: string, method: string, body?: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${suite.server.url}${path}`, {
+          method,
+          // raw headers (two of one name), Host among them: Node.js adds none to these
+          headers: ["host", new URL(suite.server.url).host, "authorization", `Bearer ${suite.user.key}`, "authorization", `Bearer ${other.key}`, "content-type", "application/json"],
+        });
+        req.on("response", (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => (text += chunk));
+          res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    const rest = await send("/api/v1/memory", "GET");
+    expect([rest.status, JSON.parse(rest.body).error?.message]).toEqual([401, "Two different Authorization headers: send one"]);
+    const graphql = await send("/graphql", "POST", JSON.stringify({ query: "{ me { id } }" }));
+    expect(graphql.status).toBe(401);
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { IDEMPOTENCY_LEASE_SECONDS, requestHash } from "../../src/domain/idempotency.ts";
 import { databaseUnavailable, databaseUnderTest, serverWithUser } from "../support/server.ts";
@@ -186,17 +187,37 @@ describe.skipIf(databaseUnavailable())("Idempotency-Key", () => {
     expect(await total()).toBe(before + 1);
   });
 
-  it("never stores a new API key: a replay of createApiKey names the key by its prefix, and only its hash is kept", async () => {
-    const query = `mutation { createApiKey(name: "by retry") { key apiKey { id prefix } } }`;
-    const headers = { "idempotency-key": "gql-new-key" };
+  // an alias (`s: key`) renamed the field the redaction looked for: the key was stored in full and replayed (outside probe)
+  it.each([
+    ["key", "gql-new-key"],
+    ["s: key", "gql-new-key-aliased"],
+  ])("never stores a new API key: a replay of createApiKey { %s } names the key by its prefix, and only its hash is kept", async (field, idempotencyKey) => {
+    const query = `mutation { createApiKey(name: "by retry") { ${field} apiKey { id prefix } } }`;
+    const headers = { "idempotency-key": idempotencyKey };
     const first = await suite.user.api.graphql(query, undefined, { headers });
-    const { key, apiKey } = first.body.data.createApiKey;
+    const name = field === "key" ? "key" : "s";
+    const { [name]: key, apiKey } = first.body.data.createApiKey;
     expect(key).toMatch(/^msk_[A-Za-z0-9_-]{43}$/);
     const second = await suite.user.api.graphql(query, undefined, { headers });
     expect(second.headers.get("idempotent-replayed")).toBe("true");
-    expect(second.body.data.createApiKey).toEqual({ key: `${apiKey.prefix}…`, apiKey });
+    expect(second.body.data.createApiKey).toEqual({ [name]: `${apiKey.prefix}…`, apiKey });
     const stored = await suite.server.app.db.sql.query<{ response: unknown }>("SELECT response FROM idempotency_records");
     expect(JSON.stringify(stored)).not.toContain(key);
+  });
+
+  it("cuts, as it migrates, the full keys that answers kept before the cut found them under any name", async () => {
+    const { sql } = suite.server.app.db;
+    const key = `msk_${"A".repeat(20)}-_${"b".repeat(21)}`;
+    const body = JSON.stringify({ data: { createApiKey: { s: key, apiKey: { prefix: key.slice(0, 12) } } } });
+    await sql.query(
+      `INSERT INTO idempotency_records (user_id, key, request_hash, response) VALUES ($1::uuid, 'kept-before', 'h', $2::jsonb)`,
+      [suite.user.userId, JSON.stringify({ status: 200, headers: {}, body })],
+    );
+    const migration = readFileSync(new URL("../../prisma/migrations/20261207230000_scrub_replayed_keys/migration.sql", import.meta.url), "utf8");
+    await sql.exec(migration);
+    const [row] = await sql.query<{ response: { body: string } }>("SELECT response FROM idempotency_records WHERE key = 'kept-before'");
+    expect(JSON.parse(row!.response.body).data.createApiKey.s).toBe(`${key.slice(0, 12)}…`);
+    expect(JSON.stringify(row)).not.toContain(key);
   });
 
   it("replays a GraphQL refusal: the document's mutations before it were written, and are not written again", async () => {

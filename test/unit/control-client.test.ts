@@ -1,9 +1,10 @@
 import { createServer, request, type Server } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { NoServerError, remoteMigrated, remotePortability, remoteReindex, ServerLostError } from "../../src/control/client.ts";
+import { NoServerError, remoteMcpUrl, remoteMigrated, remotePortability, remoteReindex, ServerLostError } from "../../src/control/client.ts";
 import { startControlServer, type ControlCommands } from "../../src/control/server.ts";
 import { controlSocketPath } from "../../src/control/socket-path.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -104,5 +105,38 @@ describe("the CLI's control client, with a server of another build", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+// With a DATA_DIR too long for a socket's address, the socket was put at /tmp/memory-service-<digest of the
+// path>.sock, a name anyone could work out: another local user listening there answered the CLI in the server's
+// place, handing it a key of their choosing and getting the MCP key it sent (outside probe)
+describe("the control socket of a data directory whose path is too long for a socket's address", () => {
+  const base = mkdtempSync(join(tmpdir(), "control-long-"));
+  const dataDir = join(base, "a".repeat(60), "b".repeat(60));
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const legacy = join(tmpdir(), `memory-service-${createHash("sha256").update(dataDir).digest("hex").slice(0, 16)}.sock`);
+  afterEach(() => rmSync(legacy, { force: true }));
+
+  it("lies in the data directory, is reached there, and a socket at the name under the temp directory is not", async () => {
+    const impostor = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ url: "http://impostor.invalid/mcp" }));
+    });
+    await new Promise<void>((resolve) => impostor.listen(legacy, resolve));
+    const commands = { mcpUrl: () => "http://127.0.0.1:1/mcp" } as unknown as ControlCommands;
+    const control = await startControlServer(dataDir, commands, createLogger("silent"));
+    try {
+      expect(control.path).toBe(join(dataDir, "control.sock"));
+      expect(statSync(join(dataDir, "control.sock")).isSocket()).toBe(true);
+      expect((statSync(join(dataDir, "control.sock")).mode & 0o777).toString(8)).toBe("600");
+      expect(await remoteMcpUrl(dataDir)).toBe("http://127.0.0.1:1/mcp");
+    } finally {
+      await control.close();
+      impostor.close();
+    }
+    expect(existsSync(join(dataDir, "control.sock")), "removed as the server closes").toBe(false);
+    await expect(remoteMcpUrl(dataDir)).rejects.toBeInstanceOf(NoServerError);
+    rmSync(base, { recursive: true, force: true });
   });
 });
