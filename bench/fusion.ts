@@ -10,7 +10,8 @@ import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { blendScores, LEXICAL_SHARE, reciprocalRankFusion, RRF_K, type Fused } from "../src/domain/fusion.ts";
 import { keyAdmin } from "../src/domain/key-admin.ts";
-import { searchLexical, searchWords, type LexicalHit, type WordMatches } from "../src/domain/lexical.ts";
+import { searchLexical, type LexicalHit, type WordMatches } from "../src/domain/lexical.ts";
+import { searchWords } from "../src/domain/sql-terms.ts";
 import { SqlTerms } from "../src/domain/sql-terms.ts";
 import { createLogger } from "../src/logger.ts";
 import { cosine, storedToVector } from "../src/vectors/codec.ts";
@@ -88,7 +89,7 @@ try {
         evidence: new Set(qa.evidence),
         dia,
         recallLexical: await searchLexical(new SqlTerms(app.db, app.services.termStats, userId), qa.question, DEPTH),
-        words: await searchWords(app.db, userId, qa.question, DEPTH),
+        words: await searchWords(app.db, app.services.termStats, userId, qa.question, DEPTH),
         semantic: vectors.map(({ id, vector }) => ({ id, score: cosine(query!, vector) })).sort((a, b) => b.score - a.score),
       });
     }

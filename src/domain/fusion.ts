@@ -50,12 +50,18 @@ export const LEXICAL_SHARE = 0.3;
 
 /**
  * Search's blend: LEXICAL_SHARE of the memory's BM25 score over the query's weight (`searchWords` in
- * lexical.ts: what a memory holding every term once would score), capped at 1, plus the rest of the cosine
- * similarity (below 0 counts as 0). 0 to 1.
+ * sql-terms.ts: what a memory holding every term once would score), capped at 1, plus the rest of the cosine
+ * similarity (below 0 counts as 0). 0 to 1. A lexical hit that `semantic` does not score has no vector yet (on
+ * PostgreSQL, until the background embeds it: no drafts there): it is scored by its words alone, on the whole scale,
+ * rather than by their share, under which any memory of a modest cosine ranked above the only one holding the
+ * query's word (outside probe).
  */
 export function blendScores(lexical: ScoredHit[], queryWeight: number, semantic: ScoredHit[], share = LEXICAL_SHARE): Fused[] {
   const scores = new Map<string, number>();
-  if (queryWeight > 0) for (const hit of lexical) scores.set(hit.id, share * Math.min(1, hit.score / queryWeight));
+  const measured = new Set(semantic.map((hit) => hit.id));
+  if (queryWeight > 0) {
+    for (const hit of lexical) scores.set(hit.id, (measured.has(hit.id) ? share : 1) * Math.min(1, hit.score / queryWeight));
+  }
   for (const hit of semantic) scores.set(hit.id, (scores.get(hit.id) ?? 0) + (1 - share) * Math.min(1, Math.max(0, hit.score)));
   return sorted([...scores].map(([id, relevance]) => ({ id, relevance })));
 }

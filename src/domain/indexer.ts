@@ -1,7 +1,7 @@
 import type { Database } from "../db/database.ts";
 import { packBytes, unpackSql } from "../db/packed-bytes.ts";
-import type { Embedder } from "../embeddings/embedder.ts";
-import { waitAtMost } from "../embeddings/wait-at-most.ts";
+import { embedderLate, type Embedder } from "../embeddings/embedder.ts";
+import { waitAtMost } from "./wait-at-most.ts";
 import type { Logger } from "../logger.ts";
 import { bytesToVector, storedToVector, vectorToStored } from "../vectors/codec.ts";
 import { backfillTerms } from "./lexical.ts";
@@ -93,7 +93,7 @@ export class Indexer {
   async embedForWrite(texts: readonly string[]): Promise<Float32Array[] | null> {
     if (this.embedder.deferWrites) return null;
     try {
-      return await waitAtMost(this.embedder.embed(texts), this.writeWaitMs);
+      return await waitAtMost(this.embedder.embed(texts), this.writeWaitMs, embedderLate);
     } catch (error) {
       this.logger.warn({ err: error, embedder: this.embedder.id }, "embedding failed; the memory is stored and will be embedded later");
       return null;

@@ -1,7 +1,6 @@
 import type { Database, Sql } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import { tokenize } from "../text/tokenize.ts";
-import { unexpiredSql } from "./expiry.ts";
 import { nthLargest } from "./nth-largest.ts";
 import { idf, type CorpusStats } from "./term-stats.ts";
 
@@ -215,12 +214,6 @@ export async function searchLexical<K>(source: TermSource<K>, query: string, lim
   }
 }
 
-const IDF = "ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))";
-// MATERIALIZED: inlined, PostgreSQL would count the user's memories again for every posting it joins
-const STATS = `n AS MATERIALIZED (SELECT count(*)::float8 AS n FROM memories WHERE user_id = $1::uuid),
-  df AS MATERIALIZED (SELECT t.term, count(*)::float8 AS df FROM memory_terms t JOIN q USING (term)
-                       WHERE t.user_id = $1::uuid GROUP BY t.term)`;
-
 export interface WordMatches {
   hits: { id: string; score: number }[];
   /**
@@ -229,38 +222,6 @@ export interface WordMatches {
    * long question scores a small share of 1, and one holding the query's only word about 1.
    */
   weight: number;
-}
-
-/**
- * Plain BM25 for search, in one statement with the query's weight: no feedback terms (they would spread a
- * question's chance word to the memories that hold it) and no thread context. Archived memories are left out
- * of the best `limit` rather than before (sparing a lookup of every matching memory), so a few may be missing.
- * On the embedded database the user's copy of their terms answers alike (UserTerms.searchWords).
- */
-export async function searchWords(db: Database, userId: string, query: string, limit: number): Promise<WordMatches> {
-  const terms = [...new Set(tokenize(query))];
-  if (terms.length === 0) return { hits: [], weight: 0 };
-  const rows = await db.sql.query<{ weight: number; id: string | null; score: number | null }>(
-    `WITH q AS (SELECT unnest($2::text[]) AS term), ${STATS},
-          w AS (SELECT sum(ln(1 + (n.n - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5)))::float8 AS weight
-                  FROM q LEFT JOIN df USING (term) CROSS JOIN n),
-          -- from q, whose size the planner knows, rather than from df alone (a materialized CTE, planned as if it
-          -- held every term of the user's): PostgreSQL then looks the query's terms up instead of reading all
-          -- of memory_terms (at 100 000 memories, 350 -> 100-160 ms for three common words, 300 -> 20 ms for rare ones)
-          scored AS (
-            SELECT t.memory_id AS id, sum(${IDF} * t.tf * ($3::float8 + 1) / (t.tf + $3::float8)) AS score
-              FROM q JOIN memory_terms t USING (term) JOIN df USING (term) CROSS JOIN n
-             WHERE t.user_id = $1::uuid
-             GROUP BY t.memory_id ORDER BY score DESC, t.memory_id LIMIT $4)
-     SELECT w.weight, s.id, s.score
-       FROM w LEFT JOIN (SELECT s.* FROM scored s JOIN memories m ON m.id = s.id WHERE NOT m.is_archived AND ${unexpiredSql("m")}) s ON true
-      ORDER BY s.score DESC`,
-    [userId, terms, K1, limit],
-  );
-  return {
-    weight: Number(rows[0]?.weight ?? 0),
-    hits: rows.filter((row) => row.id !== null).map((row) => ({ id: row.id!, score: Number(row.score) })),
-  };
 }
 
 /** Makes the terms of memories that have none from the current tokenizer (older data, a new tokenizer). */

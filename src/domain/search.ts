@@ -3,15 +3,17 @@ import type { Limits } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
-import type { Embedder } from "../embeddings/embedder.ts";
+import { embedderLate, type Embedder } from "../embeddings/embedder.ts";
 import { RecentVectors } from "../embeddings/recent-vectors.ts";
-import { waitAtMost } from "../embeddings/wait-at-most.ts";
+import { waitAtMost } from "./wait-at-most.ts";
 import { cosine, storedToVector } from "../vectors/codec.ts";
 import { ExactIndex } from "../vectors/exact.ts";
 import { checkFilterThreadId, checkMemoryFilter, type MemoryFilterInput } from "./memory-filter.ts";
 import { VectorIndexUnavailable, type VectorFilter, type VectorHit, type VectorIndex } from "../vectors/vector-index.ts";
 import { blendScores } from "./fusion.ts";
-import { searchWords, type WordMatches } from "./lexical.ts";
+import type { WordMatches } from "./lexical.ts";
+import { searchWords } from "./sql-terms.ts";
+import type { TermStats } from "./term-stats.ts";
 import { LiveRows } from "./live-rows.ts";
 import { selecting, type Memory, type MemoryQuery } from "./memory.ts";
 import { checkContentText, checkTags, checkType } from "./memory-input.ts";
@@ -61,6 +63,8 @@ export class SearchService {
     exactSearchMaxMemories: number,
     /** How long a search waits for its query's vector (EMBEDDER_WAIT_MS) before answering 503. */
     private readonly queryWaitMs: number,
+    /** document frequencies for BM25 in SQL, kept between writes */
+    private readonly termStats: TermStats,
     /** the embedded database's copy of users' terms (term-index.ts), which BM25 reads when it has the user's */
     private readonly terms?: TermIndex,
   ) {
@@ -93,7 +97,7 @@ export class SearchService {
   async embedQuery(userId: string, query: string): Promise<Float32Array> {
     try {
       const embed = async (text: string) => (await this.embedder.embed([text]))[0]!;
-      return await waitAtMost(this.recentQueries.of(userId, query, embed), this.queryWaitMs);
+      return await waitAtMost(this.recentQueries.of(userId, query, embed), this.queryWaitMs, embedderLate);
     } catch (error) {
       throw new AppError("SERVICE_UNAVAILABLE", "The embedding service is unavailable; try again shortly", { cause: error });
     }
@@ -144,7 +148,7 @@ export class SearchService {
   /** BM25's best DEPTH: from the user's terms copied into this process, else (and while it is made) in SQL. */
   private async words(userId: string, text: string): Promise<WordMatches> {
     const copy = await this.terms?.of(userId);
-    return copy ? copy.searchWords(text, DEPTH) : searchWords(this.db, userId, text, DEPTH);
+    return copy ? copy.searchWords(text, DEPTH) : searchWords(this.db, this.termStats, userId, text, DEPTH);
   }
 
   /**

@@ -111,7 +111,7 @@ function createServices(
   const termStats = new TermStats(db, totals);
   const termIndex = db.singleWriter ? new TermIndex(db, logger) : undefined;
   if (termIndex) totals.watch((userId, memoryIds) => termIndex.changed(userId, memoryIds));
-  const search = new SearchService(db, embedder, index, config.limits, config.exactSearchMaxMemories, config.embedderWaitMs, termIndex);
+  const search = new SearchService(db, embedder, index, config.limits, config.exactSearchMaxMemories, config.embedderWaitMs, termStats, termIndex);
   const memories = new MemoryService(new DuplicateGuard(db, embedder, logger, config.dedupe), db, config.limits, totals, indexer, relay);
   const history = new HistoryService(db, config.historyRetentionDays, logger);
   return {

@@ -1,7 +1,105 @@
-import type { Database } from "../db/database.ts";
+import type { Database, Sql } from "../db/database.ts";
 import { unexpiredSql } from "./expiry.ts";
-import { K1, SCORED, type Scores, type TermSource, type WeightedTerm } from "./lexical.ts";
-import type { CorpusStats, TermStats } from "./term-stats.ts";
+import { tokenize } from "../text/tokenize.ts";
+import { K1, SCORED, type Scores, type TermSource, type WeightedTerm, type WordMatches } from "./lexical.ts";
+import { idf, type CorpusStats, type TermStats } from "./term-stats.ts";
+
+/**
+ * A term held by more of the user's memories than this is "common": BM25 in SQL does not read its postings, it
+ * only adds its score to the memories that the query's other terms found (their best CANDIDATES_PER_HIT × limit).
+ * Reading a term's postings costs about as many row reads as it has memories: a common word of a million-memory
+ * account made a statement of 1-2 s, which the embedded database, one statement at a time, made every user wait
+ * out (outside probe). Within the bound, BM25 is exact; past it, a memory that holds only common terms of the
+ * query is not found by its words (the vector side still finds it by meaning), and a query of common terms alone
+ * finds nothing by words. Users' copies of their terms in this process (term-index.ts) score every term.
+ */
+export const MAX_TERM_POSTINGS = 20_000;
+/** The memories, per hit asked for, that the query's other terms find for the common ones to add to. */
+const CANDIDATES_PER_HIT = 2;
+
+export interface ScoredRow {
+  id: string;
+  score: number;
+}
+
+export interface Bm25Query {
+  userId: string;
+  terms: readonly WeightedTerm[];
+  /** How many of the user's memories hold each term (TermStats). */
+  df: ReadonlyMap<string, number>;
+  limit: number;
+  /** Only the live memories of this thread, before the cut. */
+  threadId?: string;
+  /** Archived and expired memories dropped after the cut (search's way: a few of the best may be missing). */
+  liveAfterCut?: boolean;
+  maxTermPostings?: number;
+}
+
+/**
+ * Σ weight·tf·(k1 + 1)/(tf + k1) of the user's best `limit` memories, best first, in one statement: over every
+ * posting of the terms held by at most `maxTermPostings` memories, and for the memories they find, the common
+ * terms' postings too, looked up by memory (the key of memory_terms).
+ */
+export async function bm25Rows(sql: Sql, q: Bm25Query): Promise<ScoredRow[]> {
+  const bound = q.maxTermPostings ?? MAX_TERM_POSTINGS;
+  const rare = q.terms.filter((t) => (q.df.get(t.term) ?? 0) <= bound);
+  const common = q.terms.filter((t) => (q.df.get(t.term) ?? 0) > bound);
+  if (rare.length === 0) return [];
+  const params: unknown[] = [q.userId, rare.map((t) => t.term), rare.map((t) => t.weight), K1, q.limit];
+  const score = (alias: string) => `${alias}.weight * t.tf * ($4::float8 + 1) / (t.tf + $4::float8)`;
+  // over all memories, archived ones (few) are left to the caller or to liveAfterCut, which reads only those it
+  // keeps: looking each scored memory up here cost a third of a recall; within a thread every match must be looked
+  // up, as most of the best lie in other threads
+  let scored = `SELECT t.memory_id AS id, sum(${score("r")}) AS score
+                  FROM memory_terms t JOIN r USING (term) WHERE t.user_id = $1::uuid GROUP BY t.memory_id`;
+  if (q.threadId !== undefined) {
+    scored = `SELECT s.id, s.score FROM (${scored}) s JOIN memories m ON m.id = s.id
+               WHERE NOT m.is_archived AND ${unexpiredSql("m")} AND m.thread_id = $${params.push(q.threadId)}::uuid`;
+  }
+  let ctes = `r AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS r(term, weight))`;
+  if (common.length > 0) {
+    const candidates = `$${params.push(q.limit * CANDIDATES_PER_HIT)}`;
+    const terms = `$${params.push(common.map((t) => t.term))}::text[]`;
+    const weights = `$${params.push(common.map((t) => t.weight))}::float8[]`;
+    ctes += `, c AS (SELECT * FROM unnest(${terms}, ${weights}) AS c(term, weight)),
+      found AS (SELECT id, score FROM (${scored}) s ORDER BY score DESC, id LIMIT ${candidates}),
+      added AS (SELECT f.id, sum(${score("c")}) AS score
+                  FROM found f JOIN memory_terms t ON t.memory_id = f.id JOIN c ON c.term = t.term GROUP BY f.id)`;
+    scored = `SELECT f.id, f.score + coalesce(a.score, 0) AS score FROM found f LEFT JOIN added a USING (id)`;
+  }
+  const best = `SELECT id, score FROM (${scored}) s ORDER BY score DESC, id LIMIT $5`;
+  const rows = await sql.query<ScoredRow>(
+    q.liveAfterCut
+      ? `WITH ${ctes} SELECT b.id, b.score FROM (${best}) b JOIN memories m ON m.id = b.id
+          WHERE NOT m.is_archived AND ${unexpiredSql("m")} ORDER BY b.score DESC, b.id`
+      : `WITH ${ctes} ${best}`,
+    params,
+  );
+  return rows.map((row) => ({ id: row.id, score: Number(row.score) }));
+}
+
+/**
+ * Plain BM25 for search: no feedback terms (they would spread a question's chance word to the memories that hold
+ * it) and no thread context. Archived memories are left out of the best `limit` rather than before (sparing a
+ * lookup of every matching memory), so a few may be missing. On the embedded database the user's copy of their
+ * terms answers alike (UserTerms.searchWords).
+ */
+export async function searchWords(
+  db: Database,
+  counts: TermStats,
+  userId: string,
+  query: string,
+  limit: number,
+  maxTermPostings?: number,
+): Promise<WordMatches> {
+  const words = [...new Set(tokenize(query))];
+  if (words.length === 0) return { hits: [], weight: 0 };
+  const stats = await counts.of(userId, words);
+  const terms = words.filter((term) => (stats.df.get(term) ?? 0) > 0).map((term) => ({ term, weight: idf(stats, term) }));
+  const weight = words.reduce((sum, term) => sum + idf(stats, term), 0);
+  const hits = terms.length ? await bm25Rows(db.sql, { userId, terms, df: stats.df, limit, liveAfterCut: true, maxTermPostings }) : [];
+  return { weight, hits };
+}
 
 /** Recall's BM25 over memory_terms in the database: what PostgreSQL runs, and the embedded database until term-index.ts has a copy. */
 export class SqlTerms implements TermSource<string> {
@@ -9,6 +107,8 @@ export class SqlTerms implements TermSource<string> {
     private readonly db: Database,
     private readonly counts: TermStats,
     private readonly userId: string,
+    /** MAX_TERM_POSTINGS, or a test's own */
+    private readonly maxTermPostings = MAX_TERM_POSTINGS,
   ) {}
 
   stats(terms: readonly string[]): Promise<CorpusStats> {
@@ -16,25 +116,10 @@ export class SqlTerms implements TermSource<string> {
   }
 
   async bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores<string>> {
-    const params: unknown[] = [this.userId, terms.map((t) => t.term), terms.map((t) => t.weight), K1, SCORED];
-    const scored = `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight)),
-          scored AS (
-            SELECT t.memory_id, sum(q.weight * t.tf * ($4::float8 + 1) / (t.tf + $4::float8)) AS score
-              FROM memory_terms t JOIN q USING (term)
-             WHERE t.user_id = $1::uuid
-             GROUP BY t.memory_id)`;
-    // over all memories, archived ones (few) are left to the caller, which reads the memories it keeps and drops
-    // them then: looking each scored memory up here cost a third of a recall; within a thread every match must be
-    // looked up, as most of the best lie in other threads
-    const rows = await this.db.sql.query<{ id: string; score: number }>(
-      threadId === undefined
-        ? `${scored} SELECT memory_id AS id, score FROM scored ORDER BY score DESC LIMIT $5`
-        : `${scored} SELECT s.memory_id AS id, s.score FROM scored s JOIN memories m ON m.id = s.memory_id
-            WHERE NOT m.is_archived AND ${unexpiredSql("m")} AND m.thread_id = $${params.push(threadId)}::uuid
-            ORDER BY s.score DESC LIMIT $5`,
-      params,
-    );
-    return new Map(rows.map((row) => [row.id, Number(row.score)]));
+    // the caller has just counted these (stats): TermStats answers from what it keeps
+    const { df } = await this.counts.of(this.userId, terms.map((t) => t.term));
+    const rows = await bm25Rows(this.db.sql, { userId: this.userId, terms, df, limit: SCORED, threadId, maxTermPostings: this.maxTermPostings });
+    return new Map(rows.map((row) => [row.id, row.score]));
   }
 
   termCounts(ids: readonly string[], known: readonly string[]): Promise<{ term: string; tf: number }[]> {

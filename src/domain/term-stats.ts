@@ -10,6 +10,11 @@ export interface CorpusStats {
 // a count from another process (PostgreSQL) is trusted this long; this process' own writes end it at once
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 100_000;
+// a count this large is steady: a write moves it by a small share (a batch by a few percent at most), so it is kept
+// through the user's own writes too (for TTL_MS), not counted again after each: a recall each turn of a
+// conversation that writes each turn read a common term's tens of thousands of postings every turn. Smaller
+// counts, a term's first memory among them, are cheap to count again and must be
+const STEADY_COUNT = 10_000;
 
 interface Entry {
   value: number;
@@ -23,8 +28,9 @@ interface Entry {
  * Recall asks for them three times a question (the query's terms, then the feedback candidates, which are the
  * distinct terms of the best memories, then the feedback terms), and counting them anew would read tens of
  * thousands of postings for common terms, every time. A write to the user's
- * memories in this process makes its counts stale at once (ListTotals' generation); writes of other processes
- * show within TTL_MS, and idf moves little with a few memories more or less.
+ * memories in this process makes its counts stale at once (ListTotals' generation), but for the steady ones
+ * (STEADY_COUNT); writes of other processes show within TTL_MS, and idf moves little with a few memories more
+ * or less.
  */
 export class TermStats {
   private readonly entries = new Map<string, Entry>();
@@ -32,6 +38,8 @@ export class TermStats {
   constructor(
     private readonly db: Database,
     private readonly totals: ListTotals,
+    /** STEADY_COUNT, or a test's own */
+    private readonly steadyCount = STEADY_COUNT,
   ) {}
 
   async of(userId: string, terms: readonly string[]): Promise<CorpusStats> {
@@ -39,7 +47,8 @@ export class TermStats {
     const now = Date.now();
     const fresh = (key: string) => {
       const entry = this.entries.get(key);
-      return entry && entry.generation === generation && now - entry.at < TTL_MS ? entry.value : undefined;
+      if (!entry || now - entry.at >= TTL_MS) return undefined;
+      return entry.generation === generation || entry.value >= this.steadyCount ? entry.value : undefined;
     };
     const nKey = `${userId}\n`;
     let n = fresh(nKey);

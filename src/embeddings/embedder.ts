@@ -28,3 +28,6 @@ export interface Embedder {
   /** Releases threads or connections the embedder holds. */
   close?(): Promise<void>;
 }
+
+/** What a request that waited EMBEDDER_WAIT_MS for the embedder in vain is told (waitAtMost). */
+export const embedderLate = (ms: number): string => `the embedder did not answer within ${ms} ms (EMBEDDER_WAIT_MS)`;

@@ -216,3 +216,24 @@ describe.skipIf(databaseUnavailable())("search input", () => {
     expect(res.body.error.message).toMatch(message);
   });
 });
+
+// On PostgreSQL a memory waits for its vector in the background (no drafts there): scored by BM25's share alone
+// (0.3 at most), the only memory holding the query's word ranked below memories of a modest cosine (outside probe)
+describe.skipIf(databaseUnavailable())("search, for a memory whose vector has not landed", () => {
+  const suite = serverWithUser();
+
+  it("finds it first by a word only it holds, scored by its words on the whole scale", async () => {
+    const { user, server } = suite;
+    const { index, embedder, db } = server.app.services;
+    const fillers = Array.from({ length: 40 }, (_, i) => ({ content: `filler note about gardening and tomatoes ${i}` }));
+    expect((await user.api.post("/api/v1/memory/batch", { memories: fillers })).status).toBe(200);
+    const { body: pending } = await user.api.post("/api/v1/memory", { content: "I met a Xylophonistqzv at the concert" });
+    // as the background would leave it before embedding it: no vector stored, none in the index
+    await db.sql.query("UPDATE memories SET embedding = NULL, embedder = NULL WHERE id = $1::uuid", [pending.id]);
+    await index.delete(embedder.id, [pending.id]);
+    const res = await user.api.get(`/api/v1/memory/search?query=${encodeURIComponent("Xylophonistqzv concert")}`);
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toMatchObject({ id: pending.id });
+    expect(res.body.results[0].score).toBeGreaterThan(0.9);
+  });
+});
