@@ -4,47 +4,73 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { waitAtMost } from "../domain/wait-at-most.ts";
 
 export interface RateLimitState {
   headers: Record<string, string>;
 }
 
 /**
- * How long a Redis command of the rate limits may take before the request is counted in this process instead:
+ * How long a Redis count of the rate limits may take before the request is counted in this process instead:
  * a Redis that is connected but does not answer (stopped, swapping) held every authenticated request until it
- * answered again. After such a failure Redis is not asked again for STALLED_MS.
+ * answered again. After such a failure Redis is not asked again for STALLED_MS, by either window.
  */
-const REDIS_COMMAND_TIMEOUT_MS = 250;
+const REDIS_WAIT_MS = 250;
 const STALLED_MS = 5_000;
+/** ioredis' own bound on a command, past REDIS_WAIT_MS: what a stalled Redis can hold pending. */
+const REDIS_COMMAND_TIMEOUT_MS = 2_000;
+/**
+ * How long start-up waits for Redis to be ready: a count asked before it was (the client queues nothing) failed,
+ * and the instance counted alone for STALLED_MS, giving a key it had just used up elsewhere a fresh budget
+ * (outside probe, at every restart under load).
+ */
+const REDIS_READY_WAIT_MS = 3_000;
 
-/** One fixed window: `max` points per `windowSeconds` for each key it counts, in Redis when shared. */
-class Window {
+/** Whether Redis answers the rate limits' counts, for both windows: a stall found by one spares the other its wait. */
+class SharedCounts {
   private stalledUntil = 0;
   private failing = false;
 
+  constructor(private readonly logger: Logger) {}
+
+  get stalled(): boolean {
+    return performance.now() < this.stalledUntil;
+  }
+
+  answered(): void {
+    this.failing = false;
+  }
+
+  failed(outcome: unknown): void {
+    this.stalledUntil = performance.now() + STALLED_MS;
+    // said once an outage, not every STALLED_MS
+    if (!this.failing) this.logger.warn({ err: outcome instanceof Error ? outcome.message : String(outcome) }, "Redis for rate limits failed a count: each instance counts alone until it answers");
+    this.failing = true;
+  }
+}
+
+/** One fixed window: `max` points per `windowSeconds` for each key it counts, in Redis when shared. */
+class Window {
   constructor(
     private readonly local: RateLimiterMemory,
-    private readonly shared: RateLimiterRedis | undefined,
+    private readonly shared: { limiter: RateLimiterRedis; counts: SharedCounts } | undefined,
     readonly max: number,
-    private readonly logger: Logger,
   ) {}
 
   /** `use` on the shared count, or on this process' own while Redis fails or has just failed. */
   async count<T>(use: (limiter: RateLimiterAbstract) => Promise<T>): Promise<T> {
-    if (!this.shared || performance.now() < this.stalledUntil) return use(this.local);
+    if (!this.shared || this.shared.counts.stalled) return use(this.local);
+    const { limiter, counts } = this.shared;
     try {
-      const result = await use(this.shared);
-      this.failing = false;
+      const result = await waitAtMost(use(limiter), REDIS_WAIT_MS, (ms) => `Redis did not answer within ${ms} ms`);
+      counts.answered();
       return result;
     } catch (outcome) {
       if (outcome instanceof RateLimiterRes) {
-        this.failing = false;
+        counts.answered();
         throw outcome;
       }
-      this.stalledUntil = performance.now() + STALLED_MS;
-      // said once an outage, not every STALLED_MS
-      if (!this.failing) this.logger.warn({ err: outcome instanceof Error ? outcome.message : String(outcome) }, "Redis for rate limits failed a count: each instance counts alone until it answers");
-      this.failing = true;
+      counts.failed(outcome);
       return use(this.local);
     }
   }
@@ -89,10 +115,15 @@ export class RateLimit {
     const redis = redisUrl
       ? await new RedisClients(redisUrl, logger, purpose).open({ enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_COMMAND_TIMEOUT_MS })
       : undefined;
+    if (redis) await ready(redis, REDIS_READY_WAIT_MS);
+    const counts = new SharedCounts(logger);
     const window = (name: string, { max, windowSeconds }: { max: number; windowSeconds: number }) => {
       const local = new RateLimiterMemory({ points: max, duration: windowSeconds, keyPrefix: name });
-      const shared = redis && new RateLimiterRedis({ storeClient: redis, points: max, duration: windowSeconds, keyPrefix: `memory-service:${name}` });
-      return new Window(local, shared, max, logger);
+      const shared = redis && {
+        limiter: new RateLimiterRedis({ storeClient: redis, points: max, duration: windowSeconds, keyPrefix: `memory-service:${name}` }),
+        counts,
+      };
+      return new Window(local, shared, max);
     };
     return new RateLimit(window("rl", config.rateLimit), window("auth-fail", config.authFailureLimit), redis, onRejected);
   }
@@ -136,4 +167,17 @@ export class RateLimit {
   async close(): Promise<void> {
     if (this.redis) await closeRedis(this.redis);
   }
+}
+
+/** Resolves once `client` is ready, or after `ms` (Redis away: the counts go on in this process until it is back). */
+async function ready(client: Redis, ms: number): Promise<void> {
+  if (client.status === "ready") return;
+  let done = () => {};
+  const timer = setTimeout(() => done(), ms);
+  await new Promise<void>((resolve) => {
+    done = resolve;
+    client.once("ready", resolve);
+  });
+  clearTimeout(timer);
+  client.off("ready", done);
 }
