@@ -5,15 +5,16 @@ import { K1, SCORED, type Scores, type TermSource, type WeightedTerm, type WordM
 import { idf, type CorpusStats, type TermStats } from "./term-stats.ts";
 
 /**
- * A term held by more of the user's memories than this is "common": BM25 in SQL does not read its postings, it
- * only adds its score to the memories that the query's other terms found (their best CANDIDATES_PER_HIT × limit).
- * Reading a term's postings costs about as many row reads as it has memories: a common word of a million-memory
- * account made a statement of 1-2 s, which the embedded database, one statement at a time, made every user wait
- * out (outside probe). Within the bound, BM25 is exact; past it, a memory that holds only common terms of the
- * query is not found by its words (the vector side still finds it by meaning), and a query of common terms alone
- * finds nothing by words. Users' copies of their terms in this process (term-index.ts) score every term.
+ * The postings BM25 in SQL reads in all, the query's rarest terms first: the terms past it are "common", their
+ * postings not read, their scores only added to the memories that the rarer terms found (their best
+ * CANDIDATES_PER_HIT × limit). Reading a posting costs a row read (5-15 µs on the embedded database): the common
+ * words of a million-memory account made a statement of 1-2 s, which the embedded database, one statement at a
+ * time, made every user wait out (outside probe). Within the bound, BM25 is exact; past it, a memory that holds
+ * only common terms of the query is not found by its words (the vector side still finds it by meaning), and a
+ * query whose rarest term alone is past the bound finds nothing by words. Users' copies of their terms in this
+ * process (term-index.ts) score every term.
  */
-export const MAX_TERM_POSTINGS = 20_000;
+export const MAX_POSTINGS_READ = 20_000;
 /** The memories, per hit asked for, that the query's other terms find for the common ones to add to. */
 const CANDIDATES_PER_HIT = 2;
 
@@ -32,18 +33,26 @@ export interface Bm25Query {
   threadId?: string;
   /** Archived and expired memories dropped after the cut (search's way: a few of the best may be missing). */
   liveAfterCut?: boolean;
-  maxTermPostings?: number;
+  maxPostingsRead?: number;
 }
 
 /**
  * Σ weight·tf·(k1 + 1)/(tf + k1) of the user's best `limit` memories, best first, in one statement: over every
- * posting of the terms held by at most `maxTermPostings` memories, and for the memories they find, the common
- * terms' postings too, looked up by memory (the key of memory_terms).
+ * posting of the rarest terms, up to `maxPostingsRead` postings in all, and for the memories they find, the
+ * common terms' postings too, looked up by memory (the key of memory_terms).
  */
 export async function bm25Rows(sql: Sql, q: Bm25Query): Promise<ScoredRow[]> {
-  const bound = q.maxTermPostings ?? MAX_TERM_POSTINGS;
-  const rare = q.terms.filter((t) => (q.df.get(t.term) ?? 0) <= bound);
-  const common = q.terms.filter((t) => (q.df.get(t.term) ?? 0) > bound);
+  const bound = q.maxPostingsRead ?? MAX_POSTINGS_READ;
+  const df = (t: WeightedTerm) => q.df.get(t.term) ?? 0;
+  const rare: WeightedTerm[] = [];
+  const common: WeightedTerm[] = [];
+  let read = 0;
+  for (const term of [...q.terms].sort((a, b) => df(a) - df(b))) {
+    if (common.length === 0 && read + df(term) <= bound) {
+      read += df(term);
+      rare.push(term);
+    } else common.push(term);
+  }
   if (rare.length === 0) return [];
   const params: unknown[] = [q.userId, rare.map((t) => t.term), rare.map((t) => t.weight), K1, q.limit];
   const score = (alias: string) => `${alias}.weight * t.tf * ($4::float8 + 1) / (t.tf + $4::float8)`;
@@ -62,10 +71,11 @@ export async function bm25Rows(sql: Sql, q: Bm25Query): Promise<ScoredRow[]> {
     const terms = `$${params.push(common.map((t) => t.term))}::text[]`;
     const weights = `$${params.push(common.map((t) => t.weight))}::float8[]`;
     ctes += `, c AS (SELECT * FROM unnest(${terms}, ${weights}) AS c(term, weight)),
-      found AS (SELECT id, score FROM (${scored}) s ORDER BY score DESC, id LIMIT ${candidates}),
-      added AS (SELECT f.id, sum(${score("c")}) AS score
-                  FROM found f JOIN memory_terms t ON t.memory_id = f.id JOIN c ON c.term = t.term GROUP BY f.id)`;
-    scored = `SELECT f.id, f.score + coalesce(a.score, 0) AS score FROM found f LEFT JOIN added a USING (id)`;
+      found AS (SELECT id, score FROM (${scored}) s ORDER BY score DESC, id LIMIT ${candidates})`;
+    // for each memory found, by the key (memory_id, term): as a join, even a lateral one, PostgreSQL read every
+    // posting of the common terms (68 000 for a query at 300 000 memories, 0.5 s) to keep those of the memories found
+    const added = `SELECT sum(${score("c")}) FROM memory_terms t JOIN c USING (term) WHERE t.memory_id = f.id AND t.term = ANY(${terms})`;
+    scored = `SELECT f.id, f.score + coalesce((${added}), 0) AS score FROM found f`;
   }
   const best = `SELECT id, score FROM (${scored}) s ORDER BY score DESC, id LIMIT $5`;
   const rows = await sql.query<ScoredRow>(
@@ -90,14 +100,14 @@ export async function searchWords(
   userId: string,
   query: string,
   limit: number,
-  maxTermPostings?: number,
+  maxPostingsRead?: number,
 ): Promise<WordMatches> {
   const words = [...new Set(tokenize(query))];
   if (words.length === 0) return { hits: [], weight: 0 };
   const stats = await counts.of(userId, words);
   const terms = words.filter((term) => (stats.df.get(term) ?? 0) > 0).map((term) => ({ term, weight: idf(stats, term) }));
   const weight = words.reduce((sum, term) => sum + idf(stats, term), 0);
-  const hits = terms.length ? await bm25Rows(db.sql, { userId, terms, df: stats.df, limit, liveAfterCut: true, maxTermPostings }) : [];
+  const hits = terms.length ? await bm25Rows(db.sql, { userId, terms, df: stats.df, limit, liveAfterCut: true, maxPostingsRead }) : [];
   return { weight, hits };
 }
 
@@ -107,8 +117,8 @@ export class SqlTerms implements TermSource<string> {
     private readonly db: Database,
     private readonly counts: TermStats,
     private readonly userId: string,
-    /** MAX_TERM_POSTINGS, or a test's own */
-    private readonly maxTermPostings = MAX_TERM_POSTINGS,
+    /** MAX_POSTINGS_READ, or a test's own */
+    private readonly maxPostingsRead = MAX_POSTINGS_READ,
   ) {}
 
   stats(terms: readonly string[]): Promise<CorpusStats> {
@@ -118,7 +128,7 @@ export class SqlTerms implements TermSource<string> {
   async bm25(terms: readonly WeightedTerm[], threadId?: string): Promise<Scores<string>> {
     // the caller has just counted these (stats): TermStats answers from what it keeps
     const { df } = await this.counts.of(this.userId, terms.map((t) => t.term));
-    const rows = await bm25Rows(this.db.sql, { userId: this.userId, terms, df, limit: SCORED, threadId, maxTermPostings: this.maxTermPostings });
+    const rows = await bm25Rows(this.db.sql, { userId: this.userId, terms, df, limit: SCORED, threadId, maxPostingsRead: this.maxPostingsRead });
     return new Map(rows.map((row) => [row.id, row.score]));
   }
 
