@@ -109,7 +109,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   }
   for (const unused of config.unused) logger.warn(unused);
   if (!dashboardBuilt()) logger.warn("the dashboard is not built (npm run build:dashboard): /dashboard answers 503; the API is unaffected");
-  const maintenance = db.kind === "pglite" ? startMaintenance(db.sql, logger) : undefined;
+  const maintenance = db.kind === "pglite" ? startMaintenance(db.sql, logger, { disk: services.disk }) : undefined;
   const purge = setInterval(() => {
     services.idempotency.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, "could not purge idempotency keys"));
   }, IDEMPOTENCY_PURGE_MS).unref();

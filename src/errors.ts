@@ -79,23 +79,49 @@ const CONNECTION_LOST_CODE = /^(P1001|P1002|P1008|P1017|P2024|08[0-9A-Z]{3}|57P0
 const CONNECTION_LOST_KIND = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
 const CONNECTION_LOST_MESSAGE = /^(Connection terminated|Can't reach database server|Client has encountered a connection error|timeout exceeded when trying to connect)/;
 
-/** Whether `error`, or one of its causes (Prisma's wrap a driver's), is a lost or refused database connection. */
-export function connectionLost(error: unknown, depth = 0): boolean {
-  if (typeof error !== "object" || error === null || depth > 5) return false;
-  const { code, kind, message, cause, meta } = error as { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-  if (typeof code === "string" && CONNECTION_LOST_CODE.test(code)) return true;
-  if (typeof kind === "string" && CONNECTION_LOST_KIND.has(kind)) return true;
-  if (typeof message === "string" && CONNECTION_LOST_MESSAGE.test(message)) return true;
-  return connectionLost(cause, depth + 1) || connectionLost(meta?.driverAdapterError, depth + 1);
+interface Failure {
+  code?: unknown;
+  kind?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: unknown };
 }
+
+/** Whether `error` or one of its causes (Prisma's wrap a driver's) passes `test`. */
+function anyCause(error: unknown, test: (failure: Failure) => boolean, depth = 0): boolean {
+  if (typeof error !== "object" || error === null || depth > 5) return false;
+  const failure = error as Failure;
+  return test(failure) || anyCause(failure.cause, test, depth + 1) || anyCause(failure.meta?.driverAdapterError, test, depth + 1);
+}
+
+/** Whether `error`, or one of its causes, is a lost or refused database connection. */
+export const connectionLost = (error: unknown): boolean =>
+  anyCause(
+    error,
+    ({ code, kind, message }) =>
+      (typeof code === "string" && CONNECTION_LOST_CODE.test(code)) ||
+      (typeof kind === "string" && CONNECTION_LOST_KIND.has(kind)) ||
+      (typeof message === "string" && CONNECTION_LOST_MESSAGE.test(message)),
+  );
+
+/** Whether `error`, or one of its causes, is PostgreSQL's disk_full (53100: "No space left on device"). */
+const diskFull = (error: unknown): boolean =>
+  anyCause(error, ({ code, message }) => code === "53100" || (typeof message === "string" && message.includes("No space left on device")));
 
 /** A request the database could not serve for now (down, restarting, its connections cut): 503, to be retried. */
 const databaseUnavailable = (cause: unknown): AppError =>
   new AppError("SERVICE_UNAVAILABLE", "The database cannot be reached; try again shortly", { cause, headers: { "retry-after": "1" } });
 
-/** The service's error for any failure: itself, a database out of reach (503), or INTERNAL. */
+/** A write the database's full disk refused: 503, to be retried once space is freed (it was a bare 500). */
+const diskFullError = (cause: unknown): AppError =>
+  new AppError("SERVICE_UNAVAILABLE", "The database's disk is full: nothing can be stored until space is freed; try again later", {
+    cause,
+    headers: { "retry-after": "30" },
+  });
+
+/** The service's error for any failure: itself, a database out of reach or out of disk (503), or INTERNAL. */
 export const asAppError = (error: unknown): AppError =>
-  error instanceof AppError ? error : connectionLost(error) ? databaseUnavailable(error) : internalError(error);
+  error instanceof AppError ? error : connectionLost(error) ? databaseUnavailable(error) : diskFull(error) ? diskFullError(error) : internalError(error);
 
 /** Logs why a dependency (the embedder, the vector index, the database) failed a request: the client gets 503, the log the cause. */
 export function logUnavailable(logger: Logger, error: AppError, context: Record<string, unknown> = {}): void {

@@ -1,3 +1,4 @@
+import type { DiskSpace } from "./disk-space.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
@@ -30,5 +31,7 @@ export interface Database {
   singleWriter: boolean;
   prisma: PrismaClient;
   sql: Sql;
+  /** The free space of the embedded database's disk, below which it writes nothing (DiskSpace); none for PostgreSQL. */
+  disk?: DiskSpace;
   close(): Promise<void>;
 }

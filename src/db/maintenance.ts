@@ -1,4 +1,5 @@
 import type { Logger } from "../logger.ts";
+import type { DiskSpace } from "./disk-space.ts";
 import type { Sql } from "./database.ts";
 
 const CHECK_EVERY_MS = 5_000;
@@ -80,11 +81,18 @@ export interface TableStats {
 export function startMaintenance(
   sql: Sql,
   logger: Logger,
-  { checkEveryMs = CHECK_EVERY_MS } = {},
+  { checkEveryMs = CHECK_EVERY_MS, disk }: { checkEveryMs?: number; disk?: DiskSpace } = {},
 ): { stop(): Promise<void> } {
   let running: Promise<void> | undefined;
+  let saidLow = false;
   const check = async () => {
     try {
+      if (disk?.low()) {
+        if (!saidLow) logger.warn({ freeBytes: disk.free() }, "the data directory's disk is almost full: the embedded database neither checkpoints nor vacuums until space is freed (a checkpoint that cannot write stops it)");
+        saidLow = true;
+        return;
+      }
+      saidLow = false;
       const [wal] = await sql.query<{ bytes: number; max: number }>(
         `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::float8 AS bytes,
                 pg_size_bytes(current_setting('max_wal_size'))::float8 AS max

@@ -13,12 +13,29 @@ import type {
 } from "@prisma/driver-adapter-utils";
 import type { Logger } from "../logger.ts";
 import { startModuleThread } from "../threads/module-thread.ts";
-import { ThreadCaller } from "../threads/thread-calls.ts";
+import { ThreadCaller, type CallName } from "../threads/thread-calls.ts";
 import type { Sql } from "./database.ts";
 import { pgliteErrors, type Calls, type CrossingError } from "./pglite-calls.ts";
 import type { PGliteSettings } from "./pglite-engine.ts";
 
 let compiled: Promise<WebAssembly.Module> | undefined;
+
+// what a statement that may write (or lock rows, which writes too) begins or holds; a read that names one of these
+// words otherwise is refused with the writes, while the disk is almost full
+const WRITING = /\b(insert|update|delete|merge|create|alter|drop|truncate|copy|vacuum|analyze|checkpoint|cluster|reindex)\b/i;
+
+const writes = (statement: string | undefined): boolean => statement !== undefined && WRITING.test(statement);
+
+function statementOf<N extends CallName<Calls>>(name: N, args: Calls[N]["args"]): string | undefined {
+  const call = args as { text?: string; script?: string; query?: SqlQuery };
+  return call.text ?? call.script ?? call.query?.sql;
+}
+
+/** As PostgreSQL's own disk_full (53100), which asAppError answers with 503. */
+const diskAlmostFull = (): Error =>
+  Object.assign(new Error("the data directory's disk is almost full: no change is written until space is freed (No space left on device)"), {
+    code: "53100",
+  });
 
 /**
  * PostgreSQL's WebAssembly (PGlite's, beside its entry point), compiled once per process and handed to each
@@ -69,6 +86,18 @@ export class PGliteThread extends ThreadCaller<Calls, CrossingError> {
       await thread.terminate();
       throw error;
     }
+  }
+
+  /**
+   * Refuses the statements that write while it says so (the disk almost full: DiskSpace.low), before they reach
+   * PostgreSQL: a WAL segment or a checkpoint that cannot be written stops single-user PostgreSQL for good (PANIC),
+   * every later call hanging until a restart (outside probe). Reads go on.
+   */
+  refuseWrites: (() => boolean) | undefined;
+
+  override call<N extends CallName<Calls>>(name: N, args: Calls[N]["args"]): Promise<Calls[N]["result"]> {
+    if (this.refuseWrites?.() && writes(statementOf(name, args))) return Promise.reject(diskAlmostFull());
+    return super.call(name, args);
   }
 
   /** Closes the database; the thread then ends. Calls after it fail. */

@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.ts";
 import type { DataDirHolder } from "./data-dir-lock.ts";
 import { openDataDir } from "./data-dir.ts";
+import { DiskSpace } from "./disk-space.ts";
 import type { Database, PrismaAdapterWrapper } from "./database.ts";
 import { migrate } from "./migrate.ts";
 import { PGliteThread, threadAdapterFactory, threadSql } from "./pglite-client.ts";
@@ -26,10 +27,12 @@ export async function openPGlite(dataDir: string, logger?: Logger, options: PGli
   try {
     if (!inMemory) seedDataDir(dataDir);
     thread = await PGliteThread.open({ dataDir, sharedBuffersMb: options.sharedBuffersMb }, logger);
+    const disk = inMemory ? undefined : new DiskSpace(dataDir);
+    if (disk) thread.refuseWrites = () => disk.low();
     const sql = threadSql(thread);
     await migrate(sql, logger);
     const opened = thread;
-    return databaseOf(
+    const database = databaseOf(
       "pglite",
       sql,
       threadAdapterFactory(opened),
@@ -39,6 +42,7 @@ export async function openPGlite(dataDir: string, logger?: Logger, options: PGli
       },
       options.wrapAdapter,
     );
+    return { ...database, disk };
   } catch (error) {
     await thread?.close().catch(() => undefined);
     lock?.release();

@@ -19,6 +19,7 @@ import { IdempotencyService } from "./idempotency.ts";
 import { Indexer } from "./indexer.ts";
 import { ApiKeyService } from "./api-key.ts";
 import { ListTotals } from "./list-totals.ts";
+import type { DiskSpace } from "../db/disk-space.ts";
 import { TermIndex } from "./term-index.ts";
 import { TermStats } from "./term-stats.ts";
 import { MemoryService } from "./memory.ts";
@@ -58,6 +59,8 @@ export interface Services {
   expiry: ExpirySweeper;
   /** A user's threads and memories, streamed out (export) and read back in (import). */
   exports: ExportService;
+  /** The free space of the embedded database's disk (its writes, maintenance and /readyz heed it); none for PostgreSQL. */
+  disk: DiskSpace | undefined;
   imports: ImportService;
 }
 
@@ -135,6 +138,7 @@ function createServices(
     history,
     expiry: new ExpirySweeper(db, totals, indexer, relay, logger, config.expirySweepSeconds),
     exports: new ExportService(db, history),
+    disk: db.disk,
     imports: new ImportService(memories, history, db, config.limits, totals, indexer, relay),
   };
 }

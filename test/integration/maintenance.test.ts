@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../../src/db/database.ts";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Database, Sql } from "../../src/db/database.ts";
+import type { DiskSpace } from "../../src/db/disk-space.ts";
 import { startMaintenance } from "../../src/db/maintenance.ts";
+import type { Logger } from "../../src/logger.ts";
 import { openPGlite } from "../../src/db/pglite.ts";
 import { newId } from "../../src/domain/ids.ts";
 import { insertMemories } from "../../src/domain/memory-rows.ts";
@@ -107,5 +109,24 @@ describe.skipIf(databaseUnderTest() !== "pglite")("embedded database maintenance
       await maintenance.stop();
     }
     expect(await sinceCheckpoint()).toBeLessThan(written);
+  });
+
+  // a checkpoint that could not write its files on a full disk stopped single-user PostgreSQL for good: every
+  // request hung until a restart, even once space was freed (outside probe)
+  it("neither checkpoints nor vacuums while the data directory's disk is almost full, and says so once", async () => {
+    const statements: string[] = [];
+    const sql: Sql = {
+      ...db.sql,
+      query: <R>(text: string, params?: unknown[]) => (statements.push(text), db.sql.query<R>(text, params)),
+      exec: (text: string) => (statements.push(text), db.sql.exec(text)),
+    };
+    const warn = vi.fn();
+    const logger = { ...createLogger("silent"), warn } as unknown as Logger;
+    const disk = { low: () => true, free: () => 10 * 1024 * 1024 } as unknown as DiskSpace;
+    const maintenance = startMaintenance(sql, logger, { checkEveryMs: 20, disk });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await maintenance.stop();
+    expect(statements).toEqual([]);
+    expect(warn).toHaveBeenCalledTimes(1);
   });
 });

@@ -35,3 +35,19 @@ describe("a database out of reach is told apart from a bug", () => {
     expect(asAppError(error).code).toBe("INTERNAL");
   });
 });
+
+// a full disk answered every write a bare 500 INTERNAL (outside probe)
+describe("a database whose disk is full", () => {
+  it.each([
+    ["PostgreSQL's disk_full (53100)", withCode('could not extend file "base/5/16461": No space left on device', "53100")],
+    [
+      "Prisma over the driver adapter: the adapter's postgres error in meta",
+      Object.assign(new Error("Raw query failed"), { code: "P2010", meta: { driverAdapterError: { cause: { kind: "postgres", code: "53100" } } } }),
+    ],
+    ["the message alone, as a cause", new Error("query failed", { cause: new Error("could not write to file: No space left on device") })],
+  ])("%s: 503 SERVICE_UNAVAILABLE that says so, with Retry-After", (_name, error) => {
+    const appError = asAppError(error);
+    expect(appError).toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503, headers: { "retry-after": "30" } });
+    expect(appError.message).toMatch(/disk is full/);
+  });
+});

@@ -28,3 +28,22 @@ describe("readiness (fake timers)", () => {
     expect(JSON.parse(reply.body).checks.vectorIndex).toEqual({ ok: false, ms: 300, error: "no answer within 300 ms", kind: "fake" });
   });
 });
+
+// /readyz said "ready" while a full disk failed every write (outside probe)
+describe("readiness of an embedded database whose disk is almost full", () => {
+  it("answers 200 degraded, naming the disk, and ready once space is freed", async () => {
+    let free = 10 * 1024 * 1024;
+    const services = {
+      db: { sql: { query: async () => [] } },
+      index: { kind: "fake", ping: async () => {} },
+      embedder: {},
+      events: {},
+      disk: { free: () => free },
+    } as unknown as Services;
+    const low = await readiness(services, 300, createLogger("silent"));
+    expect(low.status).toBe(200);
+    expect(JSON.parse(low.body)).toMatchObject({ status: "degraded", checks: { disk: { ok: false, error: "almost full: 10 MB free" } } });
+    free = 1024 * 1024 * 1024;
+    expect(JSON.parse((await readiness(services, 300, createLogger("silent"))).body)).toMatchObject({ status: "ready", checks: { disk: { ok: true } } });
+  });
+});

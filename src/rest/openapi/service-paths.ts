@@ -192,11 +192,12 @@ export function servicePaths(config: Config): Record<string, PathItem> {
           `Whether the database answers, the vector index is reachable and the embedder has loaded its model (the sentence ` +
           `encoder loads in the first second or so after start), each within ${config.readinessTimeoutMs} ms (READINESS_TIMEOUT_MS). ` +
           `With REDIS_URL, whether Redis answers: not required (status degraded, still 200), since without it each instance ` +
-          `serves with its own live events and rate-limit counts.`,
+          `serves with its own live events and rate-limit counts. On the embedded database, whether its disk has 64 MB free: ` +
+          `not required either (status degraded): below it writes are refused (503) while reads go on.`,
         security: [],
         responses: {
           "200": {
-            description: "Ready (status degraded: Redis does not answer).",
+            description: "Ready (status degraded: Redis does not answer, or the embedded database's disk is almost full).",
             headers: requestIdHeader(),
             content: json({
               type: "object",
@@ -211,6 +212,7 @@ export function servicePaths(config: Config): Record<string, PathItem> {
                     vectorIndex: { ...check, properties: { ...check.properties, kind: { type: "string" } } },
                     embedder: { ...check, description: "Only for an embedder that loads after start (EMBEDDER=use)." },
                     redis: { ...check, description: "Only with REDIS_URL; a failure here does not fail readiness." },
+                    disk: { ...check, description: "Only on the embedded database; a failure here (under 64 MB free) does not fail readiness." },
                   },
                 },
               },
