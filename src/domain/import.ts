@@ -249,7 +249,7 @@ export class ImportService extends WritingService {
       this.totals.changed(author.userId, stored.map(({ memory }) => memory.id));
       this.relay.wake();
     }
-    await this.indexer.indexInserted(stored);
+    await this.indexer.forWrite(this.indexer.indexInserted(stored));
     const storedIds = new Set(stored.map(({ memory }) => memory.id));
     // ids stored meanwhile by a concurrent import: as if they had been there at first (the same file imported
     // twice at once is the user's own records, skipped, not another user's)

@@ -25,6 +25,8 @@ const EMBEDDING = {
   rounds: 2,
 };
 const REBUILD_PAGE = 256;
+// how long a write's answer waits for the vector index (forWrite): it answers in milliseconds when well
+const INDEX_WAIT_MS = 5_000;
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 
 export interface RebuildProgress {
@@ -184,6 +186,18 @@ export class Indexer {
       await this.applyUntasked([...next.untasked.values()].filter((row) => !next.ids.has(row.id)));
     });
     return next.done;
+  }
+
+  /**
+   * What a write's answer waits for of its index work (indexInserted, flush): at most INDEX_WAIT_MS, the work going
+   * on after. A vector index that took no answer (Qdrant hanging) held each write 15-30 s after its commit, long
+   * enough for a client's timeout to retry it into a second copy (outside probe); its task is committed with it,
+   * so what the index has not taken by then it takes later, as after a failure.
+   */
+  forWrite(work: Promise<void>): Promise<void> {
+    return waitAtMost(work, INDEX_WAIT_MS, (ms) => `the vector index did not take the write within ${ms} ms`).catch((error: unknown) =>
+      this.logger.warn({ err: error }, "a write was answered before the vector index took it: it is findable by meaning once the index does"),
+    );
   }
 
   /** Indexes memories inserted with their vector and no task; those the index fails get a task, retried later. */

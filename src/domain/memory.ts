@@ -206,7 +206,7 @@ export class MemoryService extends WritingService {
     if (!inserted) throw unknownThread();
     this.totals.changed(principal.userId, [inserted.memory.id]);
     this.relay.wake();
-    await this.indexer.indexInserted([inserted]);
+    await this.indexer.forWrite(this.indexer.indexInserted([inserted]));
     return inserted.memory;
   }
 
@@ -246,7 +246,7 @@ export class MemoryService extends WritingService {
       this.totals.changed(principal.userId, stored.map(({ memory }) => memory.id));
       this.relay.wake();
     }
-    await this.indexer.indexInserted(stored);
+    await this.indexer.forWrite(this.indexer.indexInserted(stored));
     placements.forEach((placement, k) => {
       results[valid[k]!.index] =
         "stored" in placement ? { success: true, memory: placement.stored.memory }
@@ -331,7 +331,7 @@ export class MemoryService extends WritingService {
     if (written) {
       this.totals.changed(author.userId, [id]);
       this.relay.wake();
-      if (reindex) await this.indexer.flush([id]);
+      if (reindex) await this.indexer.forWrite(this.indexer.flush([id]));
       // the memory as this write left it, not as later writes (or a delete) have since: its relations, when asked
       // for, are read as GraphQL reads any others (the fields' own loaders)
       return written;
@@ -355,7 +355,7 @@ export class MemoryService extends WritingService {
     if (count === 0) throw notFound("Memory");
     this.totals.changed(principal.userId, [id]);
     this.relay.wake();
-    await this.indexer.flush([id]);
+    await this.indexer.forWrite(this.indexer.flush([id]));
   }
 }
 

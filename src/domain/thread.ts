@@ -199,6 +199,6 @@ export class ThreadService extends WritingService {
   private async afterwards(principal: Principal, touched: string[]): Promise<void> {
     this.totals.changed(principal.userId, touched);
     this.relay.wake();
-    await this.indexer.flush(touched);
+    await this.indexer.forWrite(this.indexer.flush(touched));
   }
 }

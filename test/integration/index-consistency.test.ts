@@ -84,6 +84,47 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
     }
   });
 
+  // a Qdrant that took requests and never answered held each write 15-30 s after its commit (outside probe)
+  it("answers writes within 5 s while the index hangs, and indexes them once it answers", async () => {
+    const hanging = { on: true };
+    let release = () => {};
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    const qdrant = databaseUnderTest() === "postgres" ? await FakeQdrant.start() : undefined;
+    const server = await startTestServer(
+      qdrant ? { QDRANT_URL: qdrant.url } : { DATA_DIR: "memory://", VECTOR_INDEX: "usearch" },
+      {
+        wrapIndex: replacing((inner) => ({
+          upsert: async (embedderId, points) => {
+            if (hanging.on) await answered;
+            return inner.upsert(embedderId, points);
+          },
+        })),
+      },
+    );
+    try {
+      const user = await server.newUser();
+      const started = performance.now();
+      const [created, batch] = await Promise.all([
+        user.api.post("/api/v1/memory", { content: "the spare tyre is in the garage loft" }),
+        user.api.post("/api/v1/memory/batch", { memories: [{ content: "the ladder hangs in the shed" }] }),
+      ]);
+      expect([created.status, batch.status]).toEqual([201, 200]);
+      expect(performance.now() - started).toBeLessThan(9_000);
+      expect((await user.api.get(`/api/v1/memories/${created.body.id}`)).status).toBe(200);
+      hanging.on = false;
+      release();
+      const { index, embedder } = server.app.services;
+      const indexed = async () =>
+        (await index.search(embedder.id, (await embedder.embed(["spare tyre garage loft"]))[0]!, { userId: user.userId }, 10)).map((h) => h.id);
+      expect(await until(indexed, (ids) => ids.includes(created.body.id))).toContain(created.body.id);
+    } finally {
+      hanging.on = false;
+      release();
+      await server.close();
+      await qdrant?.close();
+    }
+  }, 30_000);
+
   // a connection terminated by the database between the write's commit and its index work (helper-24): the write
   // was stored, and its 500 led a retrying client to store it twice
   it("answers a committed write as done when applying its index task fails after the commit, and applies it later", async () => {
