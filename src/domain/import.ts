@@ -2,6 +2,7 @@ import type { Thread } from "../generated/prisma/client.ts";
 import { WritingService } from "./writing-service.ts";
 import { AppError, invalid } from "../errors.ts";
 import type { StoredEmbedding } from "./export.ts";
+import type { ExpirySweeper } from "./expiry-sweeper.ts";
 import type { HistoryService } from "./history.ts";
 import { isUuid, newId } from "./ids.ts";
 import { canonicalJson, type JsonValue } from "./json.ts";
@@ -107,11 +108,13 @@ const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code
 export class ImportService extends WritingService {
   private readonly memories: MemoryService;
   private readonly history: HistoryService;
+  private readonly expiry: ExpirySweeper;
 
-  constructor(memories: MemoryService, history: HistoryService, ...deps: ConstructorParameters<typeof WritingService>) {
+  constructor(memories: MemoryService, history: HistoryService, expiry: ExpirySweeper, ...deps: ConstructorParameters<typeof WritingService>) {
     super(...deps);
     this.memories = memories;
     this.history = history;
+    this.expiry = expiry;
   }
 
   /** How much of an import is read: a line as much as a request body, the whole of it up to maxImportBytes. */
@@ -225,7 +228,14 @@ export class ImportService extends WritingService {
         outcome(c, "failed", error);
       }
     };
-    const existing = await this.existing(checked.map((c) => c.id));
+    let existing = await this.existing(checked.map((c) => c.id));
+    // an expired memory the sweeper has not deleted yet is gone for every read: deleted now as the sweeper deletes
+    // it, its import creates it anew (deleted, then created, in its history) rather than reviving it as "updated"
+    // (outside probe), and answers alike before the sweep and after
+    if ([...existing.values()].some((m) => m.userId === author.userId && m.expiresAt !== null && m.expiresAt <= new Date())) {
+      await this.expiry.sweep();
+      existing = await this.existing(checked.map((c) => c.id));
+    }
     const othersHistory = await this.history.heldByOthers(author.userId, checked.filter((c) => !existing.has(c.id)).map((c) => c.id));
     for (const c of checked) {
       const found = existing.get(c.id);

@@ -117,6 +117,7 @@ function createServices(
   const search = new SearchService(db, embedder, index, config.limits, config.exactSearchMaxMemories, config.embedderWaitMs, termStats, termIndex);
   const memories = new MemoryService(new DuplicateGuard(db, embedder, logger, config.dedupe), db, config.limits, totals, indexer, relay);
   const history = new HistoryService(db, config.historyRetentionDays, logger);
+  const expiry = new ExpirySweeper(db, totals, indexer, relay, logger, config.expirySweepSeconds);
   return {
     db,
     embedder,
@@ -136,9 +137,9 @@ function createServices(
     webhooks: new WebhookService(db, config.webhooks),
     deliveries,
     history,
-    expiry: new ExpirySweeper(db, totals, indexer, relay, logger, config.expirySweepSeconds),
+    expiry,
     exports: new ExportService(db, history),
     disk: db.disk,
-    imports: new ImportService(memories, history, db, config.limits, totals, indexer, relay),
+    imports: new ImportService(memories, history, expiry, db, config.limits, totals, indexer, relay),
   };
 }

@@ -212,6 +212,20 @@ describe.skipIf(databaseUnavailable())("export and import", () => {
     expect(versions).toEqual([4, 3, 2, 1]);
   });
 
+  // an expired memory the sweeper had not deleted yet was revived in place as "updated", with no deleted version
+  // (outside probe): it is gone for every read, so its import creates it anew, as after the sweep
+  it("creates anew an expired memory the sweeper has not deleted yet, as it creates a deleted one", async () => {
+    const owner = await suite.server.newUser();
+    const memory = (await owner.api.post("/api/v1/memory", { content: "a note that expires", ttl_seconds: 3600 })).body;
+    await suite.server.app.db.sql.query("UPDATE memories SET expires_at = now() - interval '1 second' WHERE id = $1::uuid", [memory.id]);
+    expect((await owner.api.get(`/api/v1/memories/${memory.id}`)).status).toBe(404);
+    const imported = await importOf(owner.api, [{ kind: "memory", id: memory.id, content: "a note that expires" }]);
+    expect(imported).toMatchObject({ created: 1, updated: 0, results: [{ status: "created", id: memory.id }] });
+    const history = (await owner.api.get(`/api/v1/memories/${memory.id}/history`)).body.history as { action: string }[];
+    expect(history.map((v) => v.action)).toEqual(["created", "deleted", "created"]);
+    expect((await owner.api.get(`/api/v1/memories/${memory.id}`)).body).toMatchObject({ content: "a note that expires", expires_at: null });
+  });
+
   it("reports each bad line on its own and stores the others", async () => {
     const api = (await suite.server.newUser()).api;
     const long = JSON.stringify({ content: "x".repeat(suite.server.app.config.limits.maxBodyBytes) });
