@@ -11,7 +11,7 @@ import { startControlServer, type ControlServer } from "./control/server.ts";
 import { backfillContentKeys } from "./domain/dedupe.ts";
 import { keyAdmin } from "./domain/key-admin.ts";
 import { openServices, type ServiceOverrides, type Services } from "./domain/services.ts";
-import { halveStoredVectors } from "./domain/stored-vectors.ts";
+import { halveStoredVectors, storedDimensions } from "./domain/stored-vectors.ts";
 import { openEmbedder } from "./embeddings/open.ts";
 import { contextFor } from "./graphql/context.ts";
 import { createGraphQLEndpoint } from "./graphql/endpoint.ts";
@@ -54,13 +54,24 @@ export interface App {
 
 /** Wires configuration, database, services and the HTTP server together. */
 export async function createApp(config: Config, logger: Logger, overrides: AppOverrides = {}): Promise<App> {
-  // the sentence encoder loads its model in its threads while the database opens
-  const opening = overrides.embedder ? Promise.resolve(overrides.embedder) : openEmbedder(config, logger);
+  // the sentence encoder loads its model in its threads while the database opens; an endpoint down at start is
+  // taken to make vectors as long as those it made before (the database's word, once it is open)
+  let databaseOpened: (db: Database) => void = () => {};
+  let databaseFailed: (error: unknown) => void = () => {};
+  const opened = new Promise<Database>((resolve, reject) => {
+    databaseOpened = resolve;
+    databaseFailed = reject;
+  });
+  opened.catch(() => {});
+  const remembered = async (stem: string) => storedDimensions(await opened, stem);
+  const opening = overrides.embedder ? Promise.resolve(overrides.embedder) : openEmbedder(config, logger, remembered);
   const closeEmbedder = () => opening.then((embedder) => embedder.close?.(), () => {});
   const db = await afterCommands(() => openDatabase(config, "server", logger, overrides.wrapPrismaAdapter), logger).catch(async (error: unknown) => {
+    databaseFailed(error);
     await closeEmbedder();
     throw error;
   });
+  databaseOpened(db);
   const metrics = new Metrics(config.metricsToken);
   const services = await opening
     .then((embedder) => openServices(db, config, logger, webhookBody, { ...overrides, embedder }, metrics))

@@ -4,6 +4,22 @@ import type { Logger } from "../logger.ts";
 import { storedToVector, vectorToStored } from "../vectors/codec.ts";
 
 const BATCH = 500;
+// how many of the newest memories are looked at for an embedder's earlier vectors (storedDimensions)
+const NEWEST = 10_000;
+
+/**
+ * The size of the vectors an embedder whose id begins with `stem` made for the newest memories (among the newest
+ * NEWEST), if it made any: an embedder's id ends with it.
+ */
+export async function storedDimensions(db: Database, stem: string): Promise<number | undefined> {
+  const [row] = await db.sql.query<{ embedder: string }>(
+    `SELECT embedder FROM (SELECT id, embedder FROM memories ORDER BY id DESC LIMIT ${NEWEST}) m
+      WHERE starts_with(embedder, $1) ORDER BY id DESC LIMIT 1`,
+    [stem],
+  );
+  const dimensions = row ? Number(row.embedder.slice(stem.length)) : Number.NaN;
+  return Number.isInteger(dimensions) && dimensions > 0 ? dimensions : undefined;
+}
 
 /**
  * Rewrites in the half form the vectors of memories stored before it, as float32 (an even length; the half form's

@@ -52,6 +52,10 @@ const OPENAI_MODEL_DIMENSIONS: Readonly<Record<string, number>> = {
 };
 
 const PROBE_TEXT = "dimensions probe";
+
+/** An id without its size: `openai:<model>:` on OpenAI's API, `openai:<model>@<host[:port]>:` elsewhere. */
+const idStem = (endpoint: { model: string; host: string | undefined }): string =>
+  `openai:${endpoint.host === undefined ? endpoint.model : `${endpoint.model}@${endpoint.host}`}:`;
 const MAX_SERVER_MESSAGE_CHARS = 500;
 
 /**
@@ -82,17 +86,31 @@ export class OpenAIEmbedder implements Embedder {
   private constructor(endpoint: Endpoint, dimensions: number, options: OpenAIEmbedderOptions) {
     this.endpoint = endpoint;
     this.dimensions = dimensions;
-    const model = endpoint.host === undefined ? endpoint.model : `${endpoint.model}@${endpoint.host}`;
-    this.id = `openai:${model}:${dimensions}`;
+    this.id = `${idStem(endpoint)}${dimensions}`;
     this.maxBatchSize = positive("maxBatchSize", options.maxBatchSize ?? 256);
     this.maxBatchChars = positive("maxBatchChars", options.maxBatchChars ?? 200_000);
     this.concurrency = positive("concurrency", options.concurrency ?? 2);
   }
 
-  static async create(config: OpenAIEmbedderConfig, options: OpenAIEmbedderOptions = {}): Promise<OpenAIEmbedder> {
+  /**
+   * `remembered`: the size of this endpoint's vectors as stored before, by the stem of its id (`openai:<model>:`),
+   * asked when the probe fails: an endpoint down at start then no longer stops the service from starting, which
+   * would turn an embedder's outage into the whole service's at every restart (outside probe).
+   */
+  static async create(
+    config: OpenAIEmbedderConfig,
+    options: OpenAIEmbedderOptions = {},
+    remembered?: (idStem: string) => Promise<number | undefined>,
+  ): Promise<OpenAIEmbedder> {
     const endpoint = new Endpoint(config, options);
     const known = endpoint.host === undefined ? OPENAI_MODEL_DIMENSIONS[config.model] : undefined;
-    const dimensions = config.dimensions ?? known ?? (await endpoint.probe());
+    const probed = () =>
+      endpoint.probe().catch(async (error: unknown) => {
+        const earlier = error instanceof EmbeddingError ? await remembered?.(idStem(endpoint)) : undefined;
+        if (earlier === undefined) throw error;
+        return earlier;
+      });
+    const dimensions = config.dimensions ?? known ?? (await probed());
     return new OpenAIEmbedder(endpoint, dimensions, options);
   }
 

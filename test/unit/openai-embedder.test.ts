@@ -218,6 +218,23 @@ describe("OpenAIEmbedder identity and dimensions", () => {
     expectVector(vector, "hello", SERVER_DIMENSIONS);
   });
 
+  // an endpoint down at start stopped the service from starting: an embedder's outage became the whole service's
+  // at every restart (outside probe)
+  it("takes the dimensions it made before when its probe fails, and fails as before without any", async () => {
+    fake.script = () => openAIError(500, "boom");
+    const stems: string[] = [];
+    const remembered = async (stem: string) => (stems.push(stem), stems.length === 1 ? 24 : undefined);
+    const embedder = await OpenAIEmbedder.create(config({ dimensions: undefined }), FAST, remembered);
+    const stem = `openai:${MODEL}@${new URL(fake.baseUrl).host}:`;
+    expect(stems).toEqual([stem]);
+    expect([embedder.id, embedder.dimensions]).toEqual([`${stem}24`, 24]);
+    // none stored: nothing tells the size
+    await expect(OpenAIEmbedder.create(config({ dimensions: undefined }), FAST, remembered)).rejects.toBeInstanceOf(EmbeddingError);
+    fake.script = undefined;
+    const [vector] = await embedder.embed(["hello"]).catch(() => [undefined]);
+    expect(vector, "the server's vectors are 12 long, not 24: refused").toBeUndefined();
+  });
+
   it("sends configured dimensions without probing and checks the vectors' length", async () => {
     const embedder = await make({ dimensions: 8 });
     expect(fake.seen).toHaveLength(0);
