@@ -1,6 +1,7 @@
 import { MemoryServiceError } from "./errors.ts";
 import { idPath, newId } from "./ids.ts";
 import { PageRequest } from "./page.ts";
+import { listIn } from "./shape.ts";
 import type { Transport } from "./transport.ts";
 import type {
   BatchItemResult,
@@ -62,7 +63,7 @@ export class Memories {
     const query = { ...rest, tags: "tags" in split ? undefined : tags, filter: filterParam(withinFilter(filter, split)) };
     return new PageRequest(
       (at) => this.transport.request<MemoryPage>({ method: "GET", path: "/api/v1/memory", query: { ...query, ...at } }),
-      (page) => page.memories,
+      (page) => listIn(page, "memories"),
       { offset, cursor },
     );
   }
@@ -75,7 +76,8 @@ export class Memories {
       path: "/api/v1/memory/search",
       body: { query, limit, filter: withinFilter(filter, simple) },
     });
-    return { ...response, results: response.results.map((result) => ({ ...result, relevance_score: result.score })) };
+    const results = listIn<WireSearchResult>(response, "results");
+    return { ...response, results: results.map((result) => ({ ...result, relevance_score: result.score })) };
   }
 
   async recall(params: RecallParams): Promise<RecallResponse> {
@@ -84,7 +86,8 @@ export class Memories {
       path: "/api/v1/memory/recall",
       body: params,
     });
-    return { ...response, results: response.results.map((result) => ({ ...result, relevance_score: result.relevance })) };
+    const results = listIn<WireRecallResult>(response, "results");
+    return { ...response, results: results.map((result) => ({ ...result, relevance_score: result.relevance })) };
   }
 
   /**

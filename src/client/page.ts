@@ -53,7 +53,7 @@ export class PageRequest<P extends Page, Item> implements PromiseLike<P>, AsyncI
       const count = this.itemsOf(page).length;
       // an empty page ends the walk even if has_more says otherwise, so a confused server cannot loop us
       if (!page.has_more || count === 0) return;
-      page = await this.fetchPage(page.next_cursor ? { cursor: page.next_cursor } : { offset: (page.offset ?? 0) + count });
+      page = await this.fetch(page.next_cursor ? { cursor: page.next_cursor } : { offset: (page.offset ?? 0) + count });
     }
   }
 
@@ -62,6 +62,13 @@ export class PageRequest<P extends Page, Item> implements PromiseLike<P>, AsyncI
   }
 
   private firstPage(): Promise<P> {
-    return (this.first ??= this.fetchPage(this.start));
+    return (this.first ??= this.fetch(this.start));
+  }
+
+  /** A page, its items checked to be there (itemsOf throws for a page without them), so it is the page it claims. */
+  private async fetch(at: PagePosition): Promise<P> {
+    const page = await this.fetchPage(at);
+    this.itemsOf(page);
+    return page;
   }
 }

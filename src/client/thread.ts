@@ -1,5 +1,6 @@
 import { idPath, newId } from "./ids.ts";
 import { PageRequest } from "./page.ts";
+import { listIn } from "./shape.ts";
 import type { Transport } from "./transport.ts";
 import type {
   CreateThreadInput,
@@ -25,7 +26,7 @@ export class Threads {
   list(params: ListThreadsParams = {}): PageRequest<ThreadPage, Thread> {
     return new PageRequest(
       ({ offset }) => this.transport.request<ThreadPage>({ method: "GET", path: "/api/v1/threads", query: { ...params, offset } }),
-      (page) => page.threads,
+      (page) => listIn(page, "threads"),
       { offset: params.offset },
     );
   }

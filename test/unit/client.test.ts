@@ -848,6 +848,21 @@ describe("retries", () => {
     expect(error).toMatchObject({ code: "UNEXPECTED_RESPONSE", status: 502 });
   });
 
+  // a 200 {} (a proxy's, another service's) surfaced as "Cannot read properties of undefined (reading 'map')" (outside probe)
+  it("answers UNEXPECTED_RESPONSE for a 200 JSON body without the list it should hold", async () => {
+    for (const call of [
+      () => client.memories.search({ query: "x" }),
+      () => client.memories.recall({ query: "x" }),
+      async () => client.memories.list(),
+      async () => client.threads.list(),
+    ]) {
+      service.script(answer(200, {}));
+      const error = await rejection(call());
+      expect(error).toBeInstanceOf(MemoryServiceError);
+      expect(error).toMatchObject({ code: "UNEXPECTED_RESPONSE" });
+    }
+  });
+
   it("does not retry a 200 whose body is not JSON", async () => {
     service.script((_seen, res) => res.writeHead(200).end("hello"));
     expect(await rejection(client.memories.get("m1"))).toMatchObject({ code: "UNEXPECTED_RESPONSE", status: 200 });
