@@ -68,8 +68,31 @@ type ResultProcessorInput = Parameters<NonNullable<Plugin["onResultProcess"]>>[0
 type SingleResult = Exclude<ResultProcessorInput, readonly unknown[] | AsyncIterable<unknown>>;
 
 function withCodes(result: SingleResult): SingleResult {
-  if (!result.errors?.some((error) => !isErrorCode(error.extensions?.code))) return result;
-  return { ...result, errors: result.errors.map((error) => withCode(error as GraphQLError)) };
+  const coded = result.errors?.some((error) => !isErrorCode(error.extensions?.code))
+    ? { ...result, errors: result.errors.map((error) => withCode(error as GraphQLError)) }
+    : result;
+  return partial(coded) ? { ...coded, errors: coded.errors!.map(withoutStatus) } : coded;
+}
+
+/**
+ * A result with data and errors both: some of the document ran. It is answered 200 (GraphQL over HTTP: non-null
+ * data is a 2xx), the errors' codes in their extensions: answered with the first error's status (a 404 with the
+ * data beside it), a client such as Apollo's took it for a failed request and dropped both (outside probe).
+ */
+const partial = (result: SingleResult): boolean =>
+  Boolean(result.errors?.length) && result.data !== null && result.data !== undefined;
+
+function withoutStatus(error: GraphQLError): GraphQLError {
+  const http = error.extensions?.http as HttpExtension | undefined;
+  if (http?.status === undefined) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, http: http.headers ? { headers: http.headers } : {} },
+  });
 }
 
 function withCode(error: GraphQLError): GraphQLError {

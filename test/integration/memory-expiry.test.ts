@@ -298,14 +298,14 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
       expect((await other.api.get("/api/v1/memory")).body.total).toBe(1);
     });
 
-    it("is replaced by an import of its id, until the sweeper deletes it", async () => {
+    it("is created anew by an import of its id, as a deleted memory is, before the sweeper deletes it too", async () => {
       const user = await suite.server.newUser();
       const gone = (await user.api.post("/api/v1/memory", { content: "the wifi password is hunter2", ttl_seconds: 1 })).body;
       await until(gone.expires_at as string);
       expect((await user.api.get(`/api/v1/memories/${gone.id}`)).status).toBe(404);
       const line = JSON.stringify({ id: gone.id, content: "the wifi password is hunter3" });
       const back = await user.api.post("/api/v1/import", undefined, { raw: `${line}\n`, headers: { "content-type": "application/x-ndjson" } });
-      expect(back.body.results[0]).toMatchObject({ status: "updated", id: gone.id });
+      expect(back.body.results[0]).toMatchObject({ status: "created", id: gone.id });
       expect((await user.api.get(`/api/v1/memories/${gone.id}`)).body).toMatchObject({ content: "the wifi password is hunter3", expires_at: null });
     });
 

@@ -98,6 +98,16 @@ describe.skipIf(databaseUnavailable())("GraphQL memory operations", () => {
     expect(second.body.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
   });
 
+  // answered with the error's status beside the data, Apollo Client took a partial result for a failed request and
+  // dropped both the data and the error codes (outside probe); a lone error without data keeps its status (above)
+  it("answers a partial result 200: the data that ran, and the errors with their codes", async () => {
+    const memory = await create({ content: "partly read" });
+    const res = await suite.user.api.graphql(`query ($id: ID!) { me { id } memory(id: $id) { id history(limit: 0) { total } } }`, { id: memory.id });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ me: { id: suite.user.userId }, memory: null });
+    expect(res.body.errors?.[0]?.extensions?.code).toBe("VALIDATION_ERROR");
+  });
+
   it("memories: filters, pagination and hasMore", async () => {
     const lister = await suite.server.newUser();
     const query = `query ($filter: MemoryFilter, $limit: Int, $offset: Int) {
