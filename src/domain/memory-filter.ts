@@ -138,6 +138,8 @@ function metadataClause(input: MetadataConditionInput, field: string, limits: Fi
   const given = Object.entries(input).filter(([key, value]) => key !== "path" && value !== undefined && value !== null);
   const unknown = given.find(([key]) => !["eq", "in", "exists", ...RANGE_OPERATORS].includes(key));
   if (unknown) throw invalid(`${field}.${unknown[0]}`, "is not an operator (eq, in, gt, gte, lt, lte, exists)");
+  // `eq: null` read as no operator at all said "needs an operator" of a condition that gave one (outside probe)
+  if (input.eq === null) throw invalid(`${field}.eq`, "must be a string, a number or a boolean: for a value that is null or not there, use exists: false");
   if (given.length === 0) throw invalid(field, "needs an operator: eq, in, gt, gte, lt, lte or exists");
   const ranges = given.filter(([key]) => (RANGE_OPERATORS as readonly string[]).includes(key));
   if (ranges.length > 0 && ranges.length < given.length) {

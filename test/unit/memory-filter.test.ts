@@ -36,6 +36,8 @@ describe("checking a memory filter", () => {
   it.each([
     [{ metadata: [{ path: "a", like: "x" }] }, "metadata[0].like", "is not an operator"],
     [{ metadata: [{ path: "a" }] }, "metadata[0]", "needs an operator"],
+    // it said "needs an operator" of a condition that gave one (outside probe)
+    [{ metadata: [{ path: "a", eq: null }] }, "metadata[0].eq", "use exists: false"],
     [{ metadata: [{ path: "a", eq: 1, in: [1] }] }, "metadata[0]", "takes one of eq, in and exists"],
     [{ metadata: [{ path: "a", eq: 1, gt: 0 }] }, "metadata[0]", "not a range with eq"],
     [{ metadata: [{ path: "a", gt: "yesterday" }] }, "metadata[0].gt", "ISO 8601"],
