@@ -14,7 +14,7 @@ import { HistoryService } from "./history.ts";
 import { ImportService } from "./import.ts";
 import { openVectorIndex } from "../vectors/open.ts";
 import { DraftedIndex } from "../vectors/drafted-index.ts";
-import type { VectorIndex } from "../vectors/vector-index.ts";
+import { VectorIndexUnavailable, type VectorIndex } from "../vectors/vector-index.ts";
 import { IdempotencyService } from "./idempotency.ts";
 import { Indexer } from "./indexer.ts";
 import { ApiKeyService } from "./api-key.ts";
@@ -90,7 +90,11 @@ export async function openServices(
   const opened = await openVectorIndex(config, db, logger);
   const wrapped = overrides.wrapIndex ? overrides.wrapIndex(opened) : opened;
   const index = instrumentation ? instrumentation.index(wrapped) : wrapped;
-  await index.ensure(embedder.id, embedder.dimensions);
+  await index.ensure(embedder.id, embedder.dimensions).catch((error: unknown) => {
+    // a remote index away at start (Qdrant) is ensured at its first request instead, as one found gone later is
+    if (!(error instanceof VectorIndexUnavailable)) throw error;
+    logger.warn({ err: error.message, vectorIndex: index.kind }, "the vector index does not answer: its collection is made when it does");
+  });
   logger.info({ embedder: embedder.id, vectorIndex: index.kind }, "search ready");
   const events = await ChangeFeed.open(config.redisUrl, logger);
   return createServices(db, config, embedder, index, events, logger, webhookBody);

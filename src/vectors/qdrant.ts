@@ -71,7 +71,12 @@ export class QdrantIndex implements VectorIndex {
     private readonly logger: Logger,
   ) {}
 
-  /** Connects and checks that the server answers; fails with an error that names the URL. */
+  /**
+   * Connects and checks the server's version; fails with an error that names the URL when what answers is not
+   * Qdrant. A Qdrant that does not answer at all is checked at its first answer instead: it stopped the service
+   * from starting, which made every restart during its outage an outage of writes too (outside probe); meanwhile
+   * searches answer 503 and /readyz names it, as while it is away later.
+   */
   static async open(config: { url: string; apiKey: string | undefined }, logger: Logger): Promise<QdrantIndex> {
     const url = new URL(config.url);
     const where = `${url.origin}${url.pathname.replace(/\/$/, "")}`;
@@ -87,7 +92,13 @@ export class QdrantIndex implements VectorIndex {
       checkCompatibility: false,
     });
     const index = new QdrantIndex(client, where, logger);
-    const { version }: { version: unknown } = await index.call("version check", () => client.versionInfo());
+    const answer = await index.call("version check", () => client.versionInfo()).catch((error: unknown) => {
+      if (!(error instanceof VectorIndexUnavailable)) throw error;
+      logger.warn({ err: error.message, qdrant: where }, "Qdrant does not answer: the service starts without it; searches answer 503 until it does, writes are stored and indexed then");
+      return undefined;
+    });
+    if (answer === undefined) return index;
+    const { version }: { version: unknown } = answer;
     if (typeof version !== "string") throw new Error(`${where} does not answer like Qdrant: GET / reports no version`);
     const [major = NaN, minor = NaN] = version.split(".").map(Number);
     if (major !== MIN_SERVER.major || minor < MIN_SERVER.minor) {

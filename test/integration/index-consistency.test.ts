@@ -125,6 +125,36 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
     }
   }, 30_000);
 
+  // a Qdrant away at start stopped the service from starting: every restart during its outage was an outage of
+  // writes too (outside probe)
+  it("starts while Qdrant does not answer: writes stored, searches 503, and indexed once Qdrant is back", async () => {
+    const away = await FakeQdrant.start();
+    const port = Number(new URL(away.url).port);
+    await away.close();
+    const server = await startTestServer(
+      databaseUnderTest() === "postgres" ? { QDRANT_URL: `http://127.0.0.1:${port}` } : { DATA_DIR: "memory://", QDRANT_URL: `http://127.0.0.1:${port}` },
+    );
+    let qdrant: FakeQdrant | undefined;
+    try {
+      const ready = await server.client().get("/readyz");
+      expect([ready.status, ready.body.checks.vectorIndex.ok]).toEqual([503, false]);
+      const user = await server.newUser();
+      const created = await user.api.post("/api/v1/memory", { content: "the boat keys hang by the back door" });
+      expect(created.status).toBe(201);
+      expect((await user.api.get("/api/v1/memory/search?query=boat%20keys")).status).toBe(503);
+      qdrant = await FakeQdrant.start({ port });
+      const found = await until(
+        async () => (await user.api.get("/api/v1/memory/search?query=boat%20keys")).body.results?.map((r: { id: string }) => r.id) ?? [],
+        (ids: string[]) => ids.includes(created.body.id),
+      );
+      expect(found).toContain(created.body.id);
+      expect((await server.client().get("/readyz")).status).toBe(200);
+    } finally {
+      await server.close();
+      await qdrant?.close();
+    }
+  }, 60_000);
+
   // a connection terminated by the database between the write's commit and its index work (helper-24): the write
   // was stored, and its 500 led a retrying client to store it twice
   it("answers a committed write as done when applying its index task fails after the commit, and applies it later", async () => {

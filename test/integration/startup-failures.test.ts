@@ -37,11 +37,6 @@ describe.runIf(databaseUnderTest() === "pglite")("a dependency that cannot be us
       async () => ({ DATA_DIR: join(scratch, "file", "data") }),
       /^DATA_DIR \S+\/file\/data cannot be used: ENOTDIR/,
     ],
-    [
-      "QDRANT_URL refused",
-      async () => ({ DATA_DIR: join(scratch, "qdrant"), QDRANT_URL: `http://127.0.0.1:${await freePort()}` }),
-      /^QDRANT_URL: Qdrant version check failed \(http:\/\/127\.0\.0\.1:\d+\): .*ECONNREFUSED/,
-    ],
   ])("%s: the server exits 1 with one line naming it", async (_, settings, message) => {
     const { code, stderr } = await runCli("start", [], { EMBEDDER: "hash", PORT: "0", HOST: "127.0.0.1", ...(await settings()) });
     expect(code).toBe(1);

@@ -42,6 +42,8 @@ export interface FakeQdrantOptions {
   apiKey?: string;
   /** What `GET /` reports; the client in use is 1.18. */
   version?: string;
+  /** Where to listen (a Qdrant back on the port it left); any free port by default. */
+  port?: number;
 }
 
 class HttpError extends Error {
@@ -72,7 +74,7 @@ export class FakeQdrant {
     const server = createServer();
     const fake = new FakeQdrant(server, options);
     server.on("request", (req: IncomingMessage, res: ServerResponse) => void fake.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
     return fake;
   }
 
