@@ -24,6 +24,9 @@ import type { TermIndex } from "./term-index.ts";
 export const DEFAULT_SEARCH_LIMIT = 10;
 // how deep each list is read before blending
 const DEPTH = 100;
+// when a search that its embedder or vector index failed is worth sending again: the database's 503s carry one too,
+// these came without (outside probe)
+const RETRY_SHORTLY = { "retry-after": "5" };
 // fused hits read beyond the page, in case some are gone from the database by now; with a filter, all of them,
 // as BM25's list is not filtered by type, tags or date before the rows are
 const SLACK = 10;
@@ -99,7 +102,7 @@ export class SearchService {
       const embed = async (text: string) => (await this.embedder.embed([text]))[0]!;
       return await waitAtMost(this.recentQueries.of(userId, query, embed), this.queryWaitMs, embedderLate);
     } catch (error) {
-      throw new AppError("SERVICE_UNAVAILABLE", "The embedding service is unavailable; try again shortly", { cause: error });
+      throw new AppError("SERVICE_UNAVAILABLE", "The embedding service is unavailable; try again shortly", { cause: error, headers: RETRY_SHORTLY });
     }
   }
 
@@ -112,7 +115,7 @@ export class SearchService {
       return await index.search(this.embedder.id, vector, filter, limit);
     } catch (error) {
       if (!(error instanceof VectorIndexUnavailable)) throw error;
-      throw Object.assign(new AppError("SERVICE_UNAVAILABLE", "The vector index is unavailable; try again shortly"), { cause: error });
+      throw new AppError("SERVICE_UNAVAILABLE", "The vector index is unavailable; try again shortly", { cause: error, headers: RETRY_SHORTLY });
     }
   }
 

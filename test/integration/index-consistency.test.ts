@@ -141,7 +141,8 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
       const user = await server.newUser();
       const created = await user.api.post("/api/v1/memory", { content: "the boat keys hang by the back door" });
       expect(created.status).toBe(201);
-      expect((await user.api.get("/api/v1/memory/search?query=boat%20keys")).status).toBe(503);
+      const unavailable = await user.api.get("/api/v1/memory/search?query=boat%20keys");
+      expect([unavailable.status, unavailable.headers.get("retry-after")]).toEqual([503, "5"]);
       qdrant = await FakeQdrant.start({ port });
       const found = await until(
         async () => (await user.api.get("/api/v1/memory/search?query=boat%20keys")).body.results?.map((r: { id: string }) => r.id) ?? [],
@@ -322,6 +323,7 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
       expect(created.status).toBe(201);
       const searched = await user.api.get("/api/v1/memory/search?query=spare%20tyre");
       expect(searched.status).toBe(503);
+      expect(searched.headers.get("retry-after"), "as the database's 503s say when to come back").toBe("5");
       // two waits of 300 ms, not the endpoint's 3 s each
       expect(performance.now() - started).toBeLessThan(2_500);
       hanging.on = false;
