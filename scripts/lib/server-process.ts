@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { once } from "node:events";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { STARTING_STATUS } from "../../src/http/starting-server.ts";
@@ -87,7 +87,10 @@ const BUILT_SERVER = join(root, "dist", "server", "main.mjs");
 export function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    // what a build writes there is not a source (src/client/dist: the client's own build, which a test packs)
+    if (entry.isFile() && !relative(dir, entry.parentPath).split(sep).includes("dist")) {
+      newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    }
   }
   return newest;
 }
