@@ -85,15 +85,19 @@ const partial = (result: SingleResult): boolean =>
 function withoutStatus(error: GraphQLError): GraphQLError {
   const http = error.extensions?.http as HttpExtension | undefined;
   if (http?.status === undefined) return error;
-  return new GraphQLError(error.message, {
+  return withExtensions(error, { ...error.extensions, http: http.headers ? { headers: http.headers } : {} });
+}
+
+/** The same error, where it was, with other extensions. */
+const withExtensions = (error: GraphQLError, extensions: GraphQLError["extensions"]): GraphQLError =>
+  new GraphQLError(error.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     originalError: error.originalError,
-    extensions: { ...error.extensions, http: http.headers ? { headers: http.headers } : {} },
+    extensions,
   });
-}
 
 function withCode(error: GraphQLError): GraphQLError {
   if (isErrorCode(error.extensions?.code)) return error;
@@ -101,17 +105,10 @@ function withCode(error: GraphQLError): GraphQLError {
   const code = codeFor(http?.status);
   // no `spec` flag: Yoga would answer such errors 200 to application/json clients, and a request that cannot
   // run is a 4xx here, whatever the client accepts
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError,
-    extensions: {
-      ...error.extensions,
-      code,
-      http: { status: http?.status ?? errorStatus[code], ...(http?.headers ? { headers: http.headers } : {}) },
-    },
+  return withExtensions(error, {
+    ...error.extensions,
+    code,
+    http: { status: http?.status ?? errorStatus[code], ...(http?.headers ? { headers: http.headers } : {}) },
   });
 }
 
