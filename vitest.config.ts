@@ -30,10 +30,11 @@ export default defineConfig({
       // grace (operations.test.ts tests it)
       SHUTDOWN_IDLE_GRACE_MS: "0",
     },
-    // vitest's default leaves one core free, which on a 2-core machine runs the files one at a time; most of an
-    // integration file's time is spent waiting on its server or a child process, so two at a time on two cores
-    // took the suite from 505 s to 396 s (fresh clone, 2 cores, the same 1 421 tests passing)
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // most of an integration file's time is spent waiting on its server, a child process or a timer, so a worker
+    // more than the cores keeps them busy: on 2 cores (fresh clone, the same 2 102 tests passing) 2 workers took
+    // 460 s, 3 took 325 s, 4 took 332 s with a third more time inside the tests (contention). Set here, not by
+    // --maxWorkers: the projects take the root config's value, not the command line's.
+    maxWorkers: availableParallelism() + 1,
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
