@@ -17,6 +17,19 @@ export class DataDirOwnerError extends ConfigError {
   }
 }
 
+/** Errors of a device with no room left for what the data directory needs. */
+const NO_SPACE = new Set(["ENOSPC", "EDQUOT"]);
+
+/**
+ * `error` as one line naming DATA_DIR when it is the device's lack of space (a start on a full disk printed the
+ * file system's error with its stack); any other error as it is.
+ */
+export function noSpaceInDataDir(dataDir: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === undefined || !NO_SPACE.has(code)) return error;
+  return new ConfigError(`DATA_DIR ${dataDir} cannot be used: no space left on its device (${code}); free some space and start again`, { cause: error });
+}
+
 /** Refuses what belongs to another user: as root, its owner could no longer use the files created here. */
 function assertOwned(dataDir: string, path: string, owner: number, uid: number): void {
   if (owner !== uid) throw new DataDirOwnerError(dataDir, path, owner, uid);
@@ -63,7 +76,12 @@ export function openDataDir(dataDir: string, holder: DataDirHolder, logger?: Log
   // no owners to compare on Windows
   const uid = process.getuid?.();
   if (uid !== undefined) assertOwned(dataDir, dataDir, root.uid, uid);
-  const lock = lockDataDir(dataDir, holder);
+  let lock: DataDirLock;
+  try {
+    lock = lockDataDir(dataDir, holder);
+  } catch (error) {
+    throw noSpaceInDataDir(dataDir, error);
+  }
   try {
     const repaired = uid === undefined ? 0 : restrictToOwner(dataDir, dataDir, uid, root);
     if (repaired > 0) logger?.warn({ dataDir, repaired }, "repaired entries of the data directory that other users could access");

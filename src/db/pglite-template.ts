@@ -1,6 +1,7 @@
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { projectPath } from "../project-root.ts";
+import { noSpaceInDataDir } from "./data-dir.ts";
 
 /**
  * A new embedded database made from a snapshot rather than from scratch. PGlite's initdb plus the migrations
@@ -27,8 +28,17 @@ export function templateArchive(): Blob | undefined {
  * it did. The copies are owner-only under the umask openDataDir set, like every file of the data directory.
  */
 export function seedDataDir(dataDir: string): boolean {
-  if (existsSync(join(dataDir, "PG_VERSION")) || !existsSync(join(TEMPLATE_DIR, "PG_VERSION"))) return false;
-  cpSync(TEMPLATE_DIR, dataDir, { recursive: true });
+  const marker = "PG_VERSION";
+  if (existsSync(join(dataDir, marker)) || !existsSync(join(TEMPLATE_DIR, marker))) return false;
+  // PG_VERSION, by which a start tells a database from none, comes last, and a copy cut short (a full disk) is
+  // taken away: a partial copy taken for a database would not open, or would open wrong
+  const entries = readdirSync(TEMPLATE_DIR).filter((name) => name !== marker);
+  try {
+    for (const name of [...entries, marker]) cpSync(join(TEMPLATE_DIR, name), join(dataDir, name), { recursive: true });
+  } catch (error) {
+    for (const name of [marker, ...entries]) rmSync(join(dataDir, name), { recursive: true, force: true });
+    throw noSpaceInDataDir(dataDir, error);
+  }
   return true;
 }
 
