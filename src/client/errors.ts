@@ -1,6 +1,7 @@
 /** Codes the client raises itself, for failures that have no server error body. */
 export type ClientErrorCode =
   | "TIMEOUT" // an attempt got no complete response within timeoutMs
+  | "ABORTED" // the call's `signal` was aborted (CallOptions); `cause` holds its reason
   | "NETWORK_ERROR" // the connection failed or was cut
   | "MAX_RETRIES" // retries ran out on timeouts, network errors or 5xx; `cause` holds the last of them
   | "INVALID_API_KEY" // 401 from the server, or no apiKey given to the constructor
@@ -36,7 +37,7 @@ export interface MemoryServiceErrorOptions {
   attempts?: number;
   /** How long the server asked the client to wait (Retry-After, or X-RateLimit-Reset on a 429), if it said. */
   retryAfterMs?: number;
-  /** For MAX_RETRIES the last attempt's MemoryServiceError; for NETWORK_ERROR the platform's error. */
+  /** For MAX_RETRIES the last attempt's MemoryServiceError; for NETWORK_ERROR the platform's error; for ABORTED the signal's reason. */
   cause?: unknown;
 }
 

@@ -21,5 +21,5 @@ export type { Memories } from "./memory.ts";
 export type { Page, PagePosition, PageRequest } from "./page.ts";
 export type { Records } from "./record.ts";
 export type { Threads } from "./thread.ts";
-export type { FetchFunction } from "./transport.ts";
+export type { CallOptions, FetchFunction } from "./transport.ts";
 export type * from "./types.ts";

@@ -31,6 +31,18 @@ export interface ApiRequest {
   ndjsonAnswer?: boolean;
   /** Sent as Idempotency-Key on every attempt of the call, so the server can recognise a retried create. */
   idempotencyKey?: string;
+  /** The caller's (CallOptions): ends the call, an attempt under way or a wait between attempts, with ABORTED. */
+  signal?: AbortSignal | undefined;
+}
+
+/** What every call of the client takes besides its own parameters. */
+export interface CallOptions {
+  /**
+   * Ends the call when aborted (a component unmounted, a newer query typed): the request under way is cancelled,
+   * no retry follows, and the call rejects with a MemoryServiceError of code ABORTED. A write aborted after it was
+   * sent may still have been made.
+   */
+  signal?: AbortSignal;
 }
 
 interface Body {
@@ -60,6 +72,7 @@ export class Transport {
     // whether an earlier attempt may have done the work: no answer came, or a 5xx (a 429 did nothing)
     let mayHaveRun = false;
     for (let attempt = 1; ; attempt++) {
+      if (request.signal?.aborted) throw aborted(request.signal, attempt - 1);
       const info: AttemptInfo = {
         method: request.method,
         url,
@@ -69,7 +82,7 @@ export class Transport {
       };
       callHook(this.options.hooks, "onRequest", info);
       const started = performance.now();
-      const outcome = await this.attempt(info, body, request.ndjsonAnswer === true);
+      const outcome = await this.attempt(info, body, request);
       if (outcome.ok) return outcome.value as T;
       // a delete retried after an attempt that may have made it finds nothing left: that attempt's success
       // (every DELETE of the API answers nothing the caller needs)
@@ -83,11 +96,12 @@ export class Transport {
       }
       callHook(this.options.hooks, "onError", { ...info, error: outcome.error, durationMs, willRetry: true });
       callHook(this.options.hooks, "onRetry", { ...info, error: outcome.error, delayMs: next.delayMs });
-      await sleep(next.delayMs);
+      await sleep(next.delayMs, request.signal);
     }
   }
 
-  private async attempt(info: AttemptInfo, body: Body | undefined, ndjson: boolean): Promise<Outcome> {
+  private async attempt(info: AttemptInfo, body: Body | undefined, { ndjsonAnswer, signal: callerSignal }: ApiRequest): Promise<Outcome> {
+    const ndjson = ndjsonAnswer === true;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.apiKey}`,
       accept: "application/json",
@@ -99,14 +113,16 @@ export class Transport {
     const controller = new AbortController();
     // the timer runs until the body is read: a server that sends headers and then stalls is a timeout too
     const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([controller.signal, callerSignal]) : controller.signal;
     const started = performance.now();
     let response: Response;
     let text: string;
     try {
-      response = await this.options.fetch(info.url, { method: info.method, headers, body: body?.text, signal: controller.signal });
+      response = await this.options.fetch(info.url, { method: info.method, headers, body: body?.text, signal });
       text = await response.text();
     } catch (cause) {
       const failed = { requestId: info.requestId, attempts: info.attempt };
+      if (callerSignal?.aborted) return { ok: false, error: aborted(callerSignal, info.attempt, info.requestId), retryable: false, waitMs: undefined };
       const error = controller.signal.aborted
         ? new MemoryServiceError("TIMEOUT", `No response within ${this.options.timeoutMs} ms`, failed)
         : new MemoryServiceError("NETWORK_ERROR", `Network error: ${describe(cause)}`, { ...failed, cause });
@@ -235,4 +251,19 @@ function describe(error: unknown): string {
   return detail ? `${error.message} (${detail})` : error.message;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** The call's end by its caller's signal. */
+const aborted = (signal: AbortSignal, attempts: number, requestId?: string) =>
+  new MemoryServiceError("ABORTED", "The call was aborted", { attempts, requestId, cause: signal.reason });
+
+/** A wait between attempts, cut short when the caller's signal is aborted (the loop then ends the call). */
+const sleep = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });

@@ -954,6 +954,77 @@ describe("timeouts and network errors", () => {
   });
 });
 
+describe("cancellation (options.signal)", () => {
+  it("ABORTED when the signal is aborted while the request is under way: the request is cancelled, nothing retried", async () => {
+    let arrived!: () => void;
+    const arriving = new Promise<void>((resolve) => (arrived = resolve));
+    const closed: boolean[] = [];
+    service.script((_seen, res) => {
+      res.on("close", () => closed.push(res.writableEnded));
+      arrived();
+    });
+    const { hooks, log } = recordingHooks();
+    const controller = new AbortController();
+    const call = rejection(makeClient({ hooks }).memories.search({ query: "tea" }, { signal: controller.signal }));
+    await arriving;
+    controller.abort(new Error("the user typed on"));
+    const error = await call;
+    expect(error).toMatchObject({ code: "ABORTED", attempts: 1, status: undefined });
+    expect((error.cause as Error).message).toBe("the user typed on");
+    expect(log).toEqual(["request:1", "error:1:ABORTED"]);
+    await vi.waitFor(() => expect(closed, "the connection given up, unanswered").toEqual([false]));
+    expect(service.seen).toHaveLength(1);
+  });
+
+  it("ABORTED during the wait before a retry, without the retry", async () => {
+    service.script(failWith(503, "SERVICE_UNAVAILABLE"));
+    const controller = new AbortController();
+    const client = makeClient({ retryDelay: 60_000, hooks: { onRetry: () => controller.abort() } });
+    const started = Date.now();
+    const error = await rejection(client.threads.create({ title: "t" }, { signal: controller.signal }));
+    expect(error).toMatchObject({ code: "ABORTED", attempts: 1 });
+    expect(Date.now() - started, "not the 60 s backoff").toBeLessThan(5_000);
+    expect(service.seen).toHaveLength(1);
+  });
+
+  it("ABORTED before anything is sent when the signal is aborted already", async () => {
+    const error = await rejection(client.memories.get("m1", { signal: AbortSignal.abort() }));
+    expect(error).toMatchObject({ code: "ABORTED", attempts: 0 });
+    expect(service.seen).toHaveLength(0);
+  });
+
+  it("ends a batch create as a whole, rather than failing its remaining items one by one", async () => {
+    const controller = new AbortController();
+    service.script((seen, res) => {
+      const { memories } = seen.body as { memories: unknown[] };
+      controller.abort();
+      send(res, 201, { summary: { total: memories.length, successful: memories.length, failed: 0 }, results: memories.map(() => ({ success: true })) });
+    });
+    const inputs = Array.from({ length: 150 }, (_, i) => ({ content: `m${i}` }));
+    const error = await rejection(client.memories.batchCreate(inputs, { signal: controller.signal }));
+    expect(error.code).toBe("ABORTED");
+    expect(service.seen, "the second request never sent").toHaveLength(1);
+  });
+
+  it("holds for every page a list walks", async () => {
+    const controller = new AbortController();
+    service.script(
+      answer(200, { memories: [memory()], total: 2, limit: 1, offset: 0, has_more: true }),
+      answer(200, { memories: [memory({ id: "9b2f3c1e-0000-4000-8000-000000000002" })], total: 2, limit: 1, offset: 1, has_more: false }),
+    );
+    const seen: string[] = [];
+    const walk = (async () => {
+      for await (const item of client.memories.list({ limit: 1 }, { signal: controller.signal })) {
+        seen.push(item.id);
+        controller.abort();
+      }
+    })();
+    expect((await rejection(walk)).code).toBe("ABORTED");
+    expect(seen).toHaveLength(1);
+    expect(service.seen).toHaveLength(1);
+  });
+});
+
 describe("hooks", () => {
   it("see every attempt: request, response with duration and rate-limit headers, error, retry", async () => {
     const rateLimit = { "x-ratelimit-limit": "600", "x-ratelimit-remaining": "598", "x-ratelimit-reset": "1750000000" };
