@@ -66,7 +66,10 @@ export class EventStreams {
     // Yoga's "content-encoding: none" is no content-coding: the answer is kept from compression here instead
     const headers = Object.fromEntries([...response.headers].filter(([name]) => name.toLowerCase() !== "content-encoding"));
     leaveUncompressed(res);
-    res.writeHead(response.status, { ...headers, "cache-control": "no-cache, no-transform" });
+    // 200 whatever Yoga set (400 for a subscription refused in validation or as it starts): the GraphQL over SSE
+    // protocol has such errors sent as the accepted stream's payload, and its clients (graphql-sse) take any other
+    // status for a failed connection, retrying it and dropping the errors the stream carries
+    res.writeHead(200, { ...headers, "cache-control": "no-cache, no-transform" });
     res.flushHeaders();
     if (!response.body) return void res.end();
     const reader = response.body.getReader();
