@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
 import type { DeliverySender } from "../webhooks/due-delivery.ts";
@@ -26,6 +27,9 @@ const GATHER_MS = 50;
  * one (`takeRecordable`): under a stream of writes, their outcomes cost no statement of their own.
  */
 export class EventRelay extends WakeableLoop {
+  /** Whose claims this instance's are, in the rows of PostgreSQL (takeOut): one id a process. */
+  private readonly claimant = randomUUID();
+
   /** `wake()` it once a write has committed. */
   constructor(
     private readonly db: Database,
@@ -61,7 +65,7 @@ export class EventRelay extends WakeableLoop {
       do {
         const recordable = this.sender.takeRecordable();
         const { leaseMs, held } = this.sender;
-        const settings = { limit: CLAIM_LIMIT, leaseMs, webhookBody: this.webhookBody, held };
+        const settings = { limit: CLAIM_LIMIT, leaseMs, webhookBody: this.webhookBody, held, claimant: this.claimant };
         const { events, round, ...took } = await takeOut(this.db.sql, recordable, settings).catch((error: unknown) => {
           this.sender.returnRecordable(recordable);
           throw error;

@@ -57,6 +57,19 @@ export const deliveryId = (eventId: string, webhookId: string): string =>
 // events no instance is making attempts for: never claimed, or their claim lapsed
 const UNCLAIMED = "(e.claimed_until IS NULL OR e.claimed_until < now())";
 
+// taken by the rounds of every instance on one PostgreSQL database in turn (migrate.ts' lock is 72707369)
+const ROUND_LOCK = 72707370;
+
+/**
+ * On PostgreSQL, the event's user has no earlier event whose first attempts another instance is making (`claimant`:
+ * this instance's id, a parameter): an endpoint is sent an object's events in commit order by the instance that
+ * makes them (OrderedAttempts), so a user's events stay with that instance until its claims are recorded or lapse.
+ * Another instance took the later ones at its next round (an outside probe: thread.deleted delivered before
+ * thread.created, with every write of the thread made through one instance).
+ */
+const noEarlierClaimElsewhere = (claimant: string) =>
+  `NOT EXISTS (SELECT 1 FROM events o WHERE o.user_id = e.user_id AND o.seq < e.seq AND o.claimed_until >= now() AND o.claimed_by IS DISTINCT FROM ${claimant}::uuid)`;
+
 /**
  * One round of the event relay, in one statement (on the embedded database the API's writes wait for each): the
  * outbox's first `limit` events that no instance is making attempts for (another instance's are skipped: FOR
@@ -65,13 +78,16 @@ const UNCLAIMED = "(e.claimed_until IS NULL OR e.claimed_until < now())";
  * there, the durable mark of its deliveries, until their first attempts' outcomes are written (`recordable`, the
  * rounds attempted since, in the same statement). If this instance dies first, the claim lapses and the attempts
  * are made again, under the same delivery ids (deliveryId). Each body is made once per event, whatever the number
- * of endpoints, and each endpoint is read once per round rather than once per event and endpoint.
+ * of endpoints, and each endpoint is read once per round rather than once per event and endpoint. On PostgreSQL the
+ * rounds of all instances take turns (an advisory lock, taken before the statement reads, so that it sees the claims
+ * of the round before), and a user's events wait while another instance makes attempts for earlier ones.
  */
 export async function takeOut(
   sql: Sql,
   recordable: FirstAttempts,
-  { limit, leaseMs, webhookBody, held }: { limit: number; leaseMs: number; webhookBody: WebhookBody; held: HeldClaims | undefined },
+  settings: { limit: number; leaseMs: number; webhookBody: WebhookBody; held: HeldClaims | undefined; claimant: string },
 ): Promise<TakenOut> {
+  const { webhookBody, held } = settings;
   const recording = recordable.seqs.length > 0 ? firstAttemptsRecorded(recordable, 3) : undefined;
   const recordingParameters = recording?.parameters ?? [];
   // held claims: the events after $2 and those whose claim lapsed (the last parameter), and no other process can
@@ -79,17 +95,17 @@ export async function takeOut(
   const scope = held?.scope();
   const lapsedSeqs = scope?.lapsed.length ? [scope.lapsed] : [];
   const lapsed = lapsedSeqs.length ? `OR e.seq = ANY($${3 + recordingParameters.length}::bigint[])` : "";
+  const claimantParam = `$${3 + recordingParameters.length + lapsedSeqs.length}`;
   const claiming = held
     ? `SELECT e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.previous_thread_id, e.data, e.created_at, p.unpublished, true AS claimed
          FROM events e JOIN picked p ON e.seq = p.seq WHERE p.wanted`
-    : `UPDATE events e SET claimed_until = now() + $2 * interval '1 millisecond' FROM picked p WHERE e.seq = p.seq AND p.wanted
+    : `UPDATE events e SET claimed_until = now() + $2 * interval '1 millisecond', claimed_by = ${claimantParam}::uuid FROM picked p WHERE e.seq = p.seq AND p.wanted
        RETURNING e.seq, e.id, e.type, e.user_id, e.object_id, e.thread_id, e.previous_thread_id, e.data, e.created_at, p.unpublished, true AS claimed`;
-  const rows = await sql.query<EventRow | EndpointRow>(
-    `WITH ${recording ? `${recording.ctes},` : ""} picked AS (
+  const statement = `WITH ${recording ? `${recording.ctes},` : ""} picked AS (
        SELECT e.seq, e.claimed_until IS NULL AS unpublished,
               EXISTS (SELECT 1 FROM webhooks w WHERE w.user_id = e.user_id AND w.enabled AND e.type = ANY(w.events)) AS wanted
          FROM events e
-        WHERE ${UNCLAIMED} ${held ? `AND (e.seq > $2::bigint ${lapsed})` : ""} ${recording ? "AND e.seq <> ALL($3::bigint[])" : ""}
+        WHERE ${UNCLAIMED} ${held ? `AND (e.seq > $2::bigint ${lapsed})` : `AND ${noEarlierClaimElsewhere(claimantParam)}`} ${recording ? "AND e.seq <> ALL($3::bigint[])" : ""}
         ORDER BY e.seq LIMIT $1 ${held ? "" : "FOR UPDATE OF e SKIP LOCKED"}
      ), dropped AS (
        DELETE FROM events e USING picked p WHERE e.seq = p.seq AND NOT p.wanted
@@ -102,9 +118,14 @@ export async function takeOut(
      SELECT t.*, NULL::uuid AS webhook_id, NULL AS url, NULL AS secret, NULL AS previous_secret, NULL::text[] AS events FROM taken t
      UNION ALL
      SELECT NULL, NULL, NULL, w.user_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ${ENDPOINT_COLUMNS}, w.events
-       FROM webhooks w WHERE w.enabled AND w.user_id IN (SELECT user_id FROM claimed)`,
-    [limit, scope ? scope.after : leaseMs, ...recordingParameters, ...lapsedSeqs],
-  );
+       FROM webhooks w WHERE w.enabled AND w.user_id IN (SELECT user_id FROM claimed)`;
+  const parameters = [settings.limit, scope ? scope.after : settings.leaseMs, ...recordingParameters, ...lapsedSeqs];
+  const rows = held
+    ? await sql.query<EventRow | EndpointRow>(statement, parameters)
+    : await sql.transaction(async (tx) => {
+        await tx.query("SELECT pg_advisory_xact_lock($1)", [ROUND_LOCK]);
+        return tx.query<EventRow | EndpointRow>(statement, [...parameters, settings.claimant]);
+      });
   const taken = rows.filter(isEventRow).sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
   const endpoints = new Map<string, EndpointRow[]>();
   for (const row of rows) if (!isEventRow(row)) endpoints.set(row.user_id, [...(endpoints.get(row.user_id) ?? []), row]);

@@ -759,4 +759,28 @@ describe.skipIf(databaseUnavailable() || databaseUnderTest() !== "postgres")("we
     expect(hook.attempts).toHaveLength(60);
     expect(new Set(hook.accepted.map((d) => WebhookReceiver.verify(secret, d).data.id)).size).toBe(60);
   });
+
+  // the other instance's relay took the later events of an object at its next round, skipping those claimed, and sent
+  // them at once: thread.deleted came before thread.created, every write made through one instance (outside probe)
+  it("leaves a user's later events to the instance making attempts for earlier ones: an object's come in order", async () => {
+    const [writer, other] = servers as [TestServer, TestServer];
+    const user = await writer.newUser();
+    const hook = await receiver();
+    hook.answerAfterMs = 2500; // the first attempt holds its claim while the memory changes again
+    const { secret } = await register(user, hook.url, ["memory.created", "memory.updated"]);
+    const { id } = (await user.api.post("/api/v1/memory", { content: "first" })).body as { id: string };
+    await until(async () => hook.attempts.length === 1);
+    // the writer's relay held back, as when a round of the other instance comes first (its gather, its poll)
+    const relay = writer.app.services.relay as unknown as { work(): Promise<number>; wake(): void };
+    relay.work = async () => 0;
+    expect((await user.api.patch(`/api/v1/memories/${id}`, { content: "second" })).status).toBe(200);
+    const bystander = await other.newUser();
+    expect((await bystander.api.post("/api/v1/memory", { content: "elsewhere" })).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // the other instance polls meanwhile
+    expect(hook.attempts, "the update not sent while the create's attempt is under way").toHaveLength(1);
+    delete (relay as Partial<typeof relay>).work;
+    relay.wake();
+    await hook.waitForAccepted(2);
+    expect(hook.accepted.map((delivery) => WebhookReceiver.verify(secret, delivery).type)).toEqual(["memory.created", "memory.updated"]);
+  });
 });
