@@ -38,6 +38,14 @@ const ADD_THREADS = 0;
  */
 const ADD_PER_TURN = 16;
 const SAVE_EVERY_MS = 60_000;
+/**
+ * A partition is saved again no sooner than this many times its last save's duration after it: the index's thread
+ * answers nothing while it writes a partition's files, 4-9 s at a million points of one user, which every minute
+ * held that user's searches back (and writes, up to INDEX_WAIT_MS) for a tenth of the time. Spaced so, saves take
+ * at most 1% of the thread's time; what changed since the last save is found again at the next start, where the
+ * index is reconciled with the database (its stored vectors re-added, not embedded again). A close saves them all.
+ */
+const SAVE_SPACING = 100;
 
 /** What the index reports: the service's logger, or in its thread messages to it (usearch-thread.ts). */
 export interface IndexLog {
@@ -101,6 +109,8 @@ class Partition {
   dirty = false;
   /** The number of the last save; its files are <user>.<generation>.usearch, .json and .i8. */
   generation = 0;
+  /** When (the index's clock) a timed save may write it again: SAVE_SPACING times its last save's duration on. */
+  savableAt = 0;
   readonly nodes: SharedNodes;
   /**
    * The graph: none while the partition is scanned (at most scanMax points); past that, built a few points a turn
@@ -438,26 +448,29 @@ export class UsearchIndex implements VectorIndex {
     private readonly logger: IndexLog,
     private readonly saved: () => void,
     private readonly scanMax: number,
+    private readonly clock: () => number,
   ) {
-    if (dir) this.timer = setInterval(() => this.save(), SAVE_EVERY_MS).unref();
+    if (dir) this.timer = setInterval(() => this.save(true), SAVE_EVERY_MS).unref();
   }
 
   /**
    * The index, or undefined when usearch has no binary for this platform. `dir` undefined keeps no files.
    * `saved` is told after a save wrote files (the thread then collects what the save left, as after calls).
    * `scanMax`: partitions up to this size are scanned rather than walked (SCAN_MAX; tests lower it to walk).
+   * `clock`: milliseconds, for the spacing of saves (SAVE_SPACING; tests give their own).
    */
   static async open(
     dir: string | undefined,
     logger: IndexLog,
     saved: () => void = () => {},
     scanMax = SCAN_MAX,
+    clock: () => number = () => performance.now(),
   ): Promise<UsearchIndex | undefined> {
     try {
       // the CommonJS entry: the ESM one finds its binary through a global __dirname if there is one, and
       // Prisma's generated client sets that global to its own folder
       const usearch = createRequire(import.meta.url)("usearch") as UsearchModule;
-      return new UsearchIndex(usearch, loadGraphBinding(), dir, logger, saved, scanMax);
+      return new UsearchIndex(usearch, loadGraphBinding(), dir, logger, saved, scanMax, clock);
     } catch (error) {
       logger.warn({ err: error }, "usearch is not available on this platform");
       return undefined;
@@ -603,14 +616,16 @@ export class UsearchIndex implements VectorIndex {
 
   /**
    * Writes every changed partition as a new generation (graph and payloads), then points <user>.current at it
-   * with an atomic rename, so that a crash at any moment leaves a matching pair to load.
+   * with an atomic rename, so that a crash at any moment leaves a matching pair to load. `timed` (the periodic save)
+   * leaves those whose spacing has not passed (SAVE_SPACING).
    */
-  save(): void {
+  save(timed = false): void {
     let wrote = false;
     for (const space of this.spaces.values()) {
       if (!space.dir) continue;
       for (const [userId, partition] of space.partitions) {
-        if (!partition.dirty) continue;
+        if (!partition.dirty || (timed && this.clock() < partition.savableAt)) continue;
+        const began = this.clock();
         partition.dirty = false;
         const previous = partition.generation;
         const generation = previous + 1;
@@ -623,6 +638,8 @@ export class UsearchIndex implements VectorIndex {
           writeFileSync(`${base}.current.tmp`, String(generation));
           renameSync(`${base}.current.tmp`, `${base}.current`);
           partition.generation = generation;
+          const ended = this.clock();
+          partition.savableAt = ended + SAVE_SPACING * (ended - began);
           wrote = true;
           rmSync(`${base}.${previous}.usearch`, { force: true });
           rmSync(`${base}.${previous}.json`, { force: true });

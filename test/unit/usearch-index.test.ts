@@ -22,6 +22,8 @@ const THREAD = "00000000-0000-4000-8000-0000000000aa";
 
 /** Nodes added to the graphs (usearch's compiled index, whose methods cannot be spied on). */
 const graphInserts = vi.hoisted(() => ({ count: 0 }));
+/** A clock for the spacing of saves, which each graph save moves on by `perSave` ms (a save's duration). */
+const saveClock = vi.hoisted(() => ({ now: 0, perSave: 0 }));
 vi.mock("../../src/vectors/usearch-native.ts", async (importOriginal) => {
   const native = await importOriginal<typeof import("../../src/vectors/usearch-native.ts")>();
   const int8Graph: typeof native.int8Graph = (...args) => {
@@ -33,7 +35,10 @@ vi.mock("../../src/vectors/usearch-native.ts", async (importOriginal) => {
       },
       search: (query, k, threads) => graph.search(query, k, threads),
       remove: (keys) => graph.remove(keys),
-      save: (path) => graph.save(path),
+      save: (path) => {
+        saveClock.now += saveClock.perSave;
+        graph.save(path);
+      },
       load: (path) => graph.load(path),
     };
   };
@@ -385,6 +390,33 @@ describe("UsearchIndex", () => {
     index.save();
     expect(saved).toHaveBeenCalledTimes(1);
     await index.close();
+  });
+
+  it("saves a partition by the timer no sooner than 100 times its last save's duration after it; a close saves it whatever", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "usearch-unit-"));
+    dirs.push(dir);
+    const saved = vi.fn();
+    const index = (await UsearchIndex.open(dir, silent, saved, 0, () => saveClock.now))!;
+    await index.ensure(EMBEDDER, DIMENSIONS);
+    const random = rng(43);
+    saveClock.perSave = 50; // a save that takes 50 ms: the next timed one 5 s after it at the soonest
+    await index.upsert(EMBEDDER, [point(random, 1)]);
+    index.save(true);
+    expect(saved).toHaveBeenCalledTimes(1);
+    await index.upsert(EMBEDDER, [point(random, 2)]);
+    saveClock.now += 4_900;
+    index.save(true);
+    expect(saved, "too soon").toHaveBeenCalledTimes(1);
+    saveClock.now += 100;
+    index.save(true);
+    expect(saved).toHaveBeenCalledTimes(2);
+    await index.upsert(EMBEDDER, [point(random, 3)]);
+    await index.close();
+    expect(saved, "the close's save").toHaveBeenCalledTimes(3);
+    const { index: reopened } = await indexIn(dir);
+    expect(await reopened.count(EMBEDDER)).toBe(3);
+    await reopened.close();
+    saveClock.perSave = 0;
   });
 
   /** A partition of 400 points saved and closed, for the tests of older save formats to rewrite. */
