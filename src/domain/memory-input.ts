@@ -36,6 +36,12 @@ export interface MemoryValues {
   isArchived: boolean;
   /** When it expires; null: never. */
   expiresAt: Date | null;
+  /**
+   * Given with expiresAt when the caller asked for seconds from now (ttlSeconds): the write then dates the expiry
+   * from its own time (memory-rows.ts), so that expires_at is exactly created_at (or updated_at) plus the seconds,
+   * rather than the time of the request's check plus them, a few milliseconds before.
+   */
+  ttlMs?: number;
 }
 
 export const MEMORY_DEFAULTS: Omit<MemoryValues, "content" | "data"> = {
@@ -133,8 +139,11 @@ export function completeValues(input: MemoryInput, limits: Limits): MemoryValues
     threadId: threadIdOf(input.threadId ?? MEMORY_DEFAULTS.threadId),
     isArchived: input.isArchived ?? MEMORY_DEFAULTS.isArchived,
     expiresAt: expiryOf(input) ?? MEMORY_DEFAULTS.expiresAt,
+    ...ttlOf(input),
   };
 }
+
+const ttlOf = (input: MemoryInput): Pick<MemoryValues, "ttlMs"> => (input.ttlSeconds == null ? {} : { ttlMs: input.ttlSeconds * 1000 });
 
 /** The changes of a partial update (PATCH): only what was sent; `null` clears a field to its default. */
 export function patchValues(input: MemoryInput, limits: Limits): Partial<MemoryValues> {
@@ -149,7 +158,7 @@ export function patchValues(input: MemoryInput, limits: Limits): Partial<MemoryV
   if (input.threadId !== undefined) values.threadId = threadIdOf(input.threadId);
   if (input.isArchived !== undefined) values.isArchived = required(input.isArchived, "isArchived");
   const expiresAt = expiryOf(input);
-  if (expiresAt !== undefined) values.expiresAt = expiresAt;
+  if (expiresAt !== undefined) Object.assign(values, { expiresAt }, ttlOf(input));
   return values;
 }
 

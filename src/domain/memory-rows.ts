@@ -144,6 +144,7 @@ async function insertMemoryRows(sql: Sql, memories: readonly NewMemory[], tasks:
     embedder: m.embedder,
     written_by_key: m.writtenByKey ?? null,
     expires_at: m.expiresAt ?? null,
+    ttl_ms: m.ttlMs ?? null,
     created_at: m.createdAt?.toISOString() ?? null,
     updated_at: m.updatedAt?.toISOString() ?? null,
   }));
@@ -153,13 +154,14 @@ async function insertMemoryRows(sql: Sql, memories: readonly NewMemory[], tasks:
          FROM jsonb_to_recordset($1::jsonb) AS r(n bigint, at int, len int, id uuid, user_id uuid, content text,
                 content_key text, data jsonb, type text, tags text[], metadata jsonb, thread_id uuid, is_archived boolean,
                 workspace_id text, legacy_user_id text, embedder text, written_by_key uuid, expires_at timestamptz,
-                created_at timestamptz, updated_at timestamptz)),
+                ttl_ms bigint, created_at timestamptz, updated_at timestamptz)),
      m AS (
        INSERT INTO memories (id, user_id, content, content_key, data, type, tags, metadata, thread_id, is_archived,
                              workspace_id, legacy_user_id, embedding, embedder, written_by_key, expires_at, lexical_version,
                              created_at, updated_at)
        SELECT id, user_id, content, content_key, data, type, tags, metadata, thread_id, is_archived, workspace_id,
-              legacy_user_id, embedding, embedder, written_by_key, expires_at, $6, coalesce(created_at, now()),
+              legacy_user_id, embedding, embedder, written_by_key,
+              CASE WHEN ttl_ms IS NULL THEN expires_at ELSE coalesce(created_at, now()) + ttl_ms * interval '1 millisecond' END, $6, coalesce(created_at, now()),
               coalesce(updated_at, now())
          FROM x WHERE thread_id IS NULL OR ${ownThreadSql("x.thread_id", "x.user_id")} ORDER BY n
        RETURNING ${MEMORY_COLUMNS}),
@@ -199,7 +201,7 @@ export interface MemoryChanges extends Partial<MemoryValues> {
 /** A record's times as an import keeps them. */
 export type RecordTimes = Pick<MemoryChanges, "createdAt" | "updatedAt">;
 
-const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?: boolean]> = {
+const COLUMNS: Record<Exclude<keyof MemoryChanges, "ttlMs">, [column: string, type: string, json?: boolean]> = {
   content: ["content", "text"],
   data: ["data", "jsonb", true],
   type: ["type", "text"],
@@ -217,7 +219,7 @@ const COLUMNS: Record<keyof MemoryChanges, [column: string, type: string, json?:
 };
 
 /** The columns the API shows of a memory: a write that leaves them all as they were changes nothing. */
-const SHOWN: readonly (keyof MemoryChanges)[] = [
+const SHOWN: readonly Exclude<keyof MemoryChanges, "ttlMs">[] = [
   "content",
   "data",
   "type",
@@ -246,15 +248,29 @@ export const RISEN_UPDATED_AT = "greatest(clock_timestamp(), updated_at + interv
  * API shows names its key (writtenByKey), which the memory's history records.
  */
 export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<Memory | undefined> {
+  const { ttlMs, ...columns } = changes;
   const params: unknown[] = [id];
-  const sets = changes.updatedAt === undefined ? [`updated_at = ${RISEN_UPDATED_AT}`] : [];
+  const sets: string[] = [];
+  if (changes.updatedAt !== undefined) {
+    // an import's times, kept as the record has them
+  } else if (ttlMs !== undefined && changes.expiresAt !== undefined) {
+    // the expiry from the change's own time (MemoryValues.ttlMs): one reading of the clock for both
+    params.push(ttlMs);
+    sets.push(`(updated_at, expires_at) = (SELECT t, t + $${params.length}::bigint * interval '1 millisecond' FROM (SELECT ${RISEN_UPDATED_AT} AS t) AS now_)`);
+  } else {
+    sets.push(`updated_at = ${RISEN_UPDATED_AT}`);
+  }
   const differs: string[] = [];
   if (changes.content !== undefined) {
     params.push(contentKey(changes.content, changes.data != null));
     sets.push(`content_key = $${params.length}::text`);
   }
-  for (const [field, value] of Object.entries(changes) as [keyof MemoryChanges, unknown][]) {
+  for (const [field, value] of Object.entries(columns) as [Exclude<keyof MemoryChanges, "ttlMs">, unknown][]) {
     if (value === undefined) continue;
+    if (field === "expiresAt" && ttlMs !== undefined && changes.updatedAt === undefined) {
+      differs.push("true"); // a new expiry, dated by the change
+      continue;
+    }
     const [column, type, json] = COLUMNS[field];
     params.push(json && value !== null ? JSON.stringify(value) : value instanceof Date ? value.toISOString() : value);
     sets.push(`${column} = $${params.length}::${type}`);

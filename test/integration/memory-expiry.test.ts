@@ -41,6 +41,24 @@ describe.skipIf(databaseUnavailable())("memory expiry", () => {
       expect((await rest().get(`/api/v1/memories/${res.body.id}`)).body.expires_at).toBe(res.body.expires_at);
     });
 
+    // it was dated from the request's check, a few milliseconds before the write dated the memory (outside probe)
+    it("dates ttl_seconds from the write's own time: expires_at is created_at or updated_at plus exactly that", async () => {
+      const gap = (memory: { expires_at: string }, from: string) => Date.parse(memory.expires_at) - Date.parse(from);
+      const created = (await rest().post("/api/v1/memory", { content: "exactly an hour", ttl_seconds: 3600 })).body;
+      expect(gap(created, created.created_at)).toBe(3_600_000);
+      const patched = (await rest().patch(`/api/v1/memories/${created.id}`, { ttl_seconds: 60 })).body;
+      expect(gap(patched, patched.updated_at)).toBe(60_000);
+      expect(patched.updated_at > created.updated_at).toBe(true);
+      const replaced = (await rest().put(`/api/v1/memories/${created.id}`, { content: "exactly two minutes", ttl_seconds: 120 })).body;
+      expect(gap(replaced, replaced.updated_at)).toBe(120_000);
+      const batch = (await rest().post("/api/v1/memory/batch", [{ content: "one in a batch", ttl_seconds: 30 }])).body;
+      const stored = (await rest().get(`/api/v1/memories/${batch.results[0].id}`)).body;
+      expect(gap(stored, stored.created_at)).toBe(30_000);
+      const viaGraphql = await gql<{ createMemory: { id: string; expiresAt: string } }>(CREATE, { input: { content: "by GraphQL", ttlSeconds: 90 } });
+      const shown = (await rest().get(`/api/v1/memories/${viaGraphql.data!.createMemory.id}`)).body;
+      expect(gap(shown, shown.created_at)).toBe(90_000);
+    });
+
     it("takes expires_at in any zone and answers it in UTC with milliseconds; none is null", async () => {
       const later = new Date(Date.now() + 86_400_000);
       later.setUTCMilliseconds(0);
