@@ -1,10 +1,21 @@
 import { createApp, type App } from "../app.ts";
 import type { Config } from "../config.ts";
-import { remoteMcpUrl } from "../control/client.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { remoteMcpUrl, ServerLostError } from "../control/client.ts";
+import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { localMcpUrl } from "../mcp/endpoint.ts";
 import type { RelayTarget } from "../mcp/stdio-relay.ts";
-import { viaHolderOr } from "./run.ts";
+import { HOLDER_WAIT_MS, viaHolderOr } from "./run.ts";
+
+/**
+ * A holder that answers without an address to send to (starting, or stopping: a server's HTTP listener closes
+ * before its control socket and its lock), or that went away as it answered. Nothing was sent to it: asked again
+ * shortly, until it listens or lets the directory go. Each call made as a server stopped was answered with this
+ * error, never carried out (outside probe).
+ */
+const holderBetweenStates = (error: unknown): boolean =>
+  (error instanceof AppError && error.code === "SERVICE_UNAVAILABLE") || error instanceof ServerLostError;
 
 /**
  * The /mcp a stdio relay sends to, found again whenever it stops answering. On the embedded database, the one of
@@ -44,7 +55,15 @@ export class McpService implements RelayTarget {
   private async find(): Promise<string> {
     const shared = !this.config.databaseUrl && !this.config.dataDir.startsWith("memory://");
     if (this.app || !shared) return this.start();
-    return viaHolderOr(() => remoteMcpUrl(this.config.dataDir), () => this.start());
+    const deadline = Date.now() + HOLDER_WAIT_MS;
+    for (;;) {
+      try {
+        return await viaHolderOr(() => remoteMcpUrl(this.config.dataDir), () => this.start());
+      } catch (error) {
+        if (!holderBetweenStates(error) || Date.now() > deadline) throw error;
+      }
+      await sleep(100);
+    }
   }
 
   private async start(): Promise<string> {

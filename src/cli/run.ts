@@ -75,7 +75,7 @@ export async function runCli(usage: string, command: (print: (text: string) => v
 }
 
 /** How long a command waits for a process that holds the embedded database without answering yet: a server's start on a large database, or another command. */
-const HOLDER_WAIT_MS = 30_000;
+export const HOLDER_WAIT_MS = 30_000;
 
 /**
  * `remote()` when the database is the embedded one and a server holds it (PGlite admits one process: the CLI then

@@ -128,7 +128,7 @@ async function handle(req: IncomingMessage, { keys: admin, mcpUrl }: ControlComm
       return {};
     case "/mcp/url": {
       const url = mcpUrl();
-      if (!url) throw new AppError("SERVICE_UNAVAILABLE", "The server is starting: it does not listen yet");
+      if (!url) throw new AppError("SERVICE_UNAVAILABLE", "The server does not listen: it is starting, or stopping");
       return { url };
     }
     case "/keys/create":

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { isJSONRPCRequest, type JSONRPCErrorResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { Agent, fetch } from "undici";
 import type { Logger } from "../logger.ts";
 
 /** JSON-RPC's range for errors an implementation defines: here, a refusal of the HTTP request that carried a call. */
@@ -20,6 +21,13 @@ export interface RelayTarget {
   /** `url` did not answer: the next `url()` looks for the service again. */
   lost(url: string): void;
 }
+
+/**
+ * A connection a message: a kept-alive one that the server closes as it stops (its idle connections at once) can be
+ * closed under a message on its way, which then may or may not have been carried out; a new connection to a server
+ * that stopped listening is refused, which says it was not (about 0.1 ms of loopback a message).
+ */
+const oneConnectionAMessage = new Agent({ pipelining: 0 });
 
 /** A fetch that never reached a server: nothing was sent, so sending again cannot act twice. */
 const refusedConnection = (error: unknown): boolean => (error as { cause?: { code?: unknown } }).cause?.code === "ECONNREFUSED";
@@ -50,20 +58,26 @@ function refusal(status: number, body: unknown): JSONRPCErrorResponse["error"] {
  * MCP on stdin and stdout, served by the /mcp endpoint `target` names: every message read is POSTed there with
  * the key, and the answer written out. A desktop client's calls so meet every rule of the HTTP endpoint (the key
  * checked on each call, its rate limit), on the database of the server that holds it. A message whose connection
- * is refused goes once more, to where the target then names (the service's process ended and another holds the
- * database now); one cut off on its way is answered with an error, as it may have been carried out. Resolves
- * when stdin ends.
+ * is refused, or that a draining server answers 503, goes once more, to where the target then names (the service's
+ * process ended and another holds the database now); one cut off on its way is answered with an error, as it may
+ * have been carried out. Resolves when stdin ends.
  */
 export async function relayStdio(target: RelayTarget, key: string, logger: Logger): Promise<void> {
   const stdio = new StdioServerTransport();
-  const post = async (message: JSONRPCMessage, retry = true): Promise<Response> => {
+  const post = async (message: JSONRPCMessage, retry = true): Promise<Awaited<ReturnType<typeof fetch>>> => {
     const url = await target.url();
     try {
-      return await fetch(url, {
+      const response = await fetch(url, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
         body: JSON.stringify(message),
+        dispatcher: oneConnectionAMessage,
       });
+      // a server that drains answers 503 before any MCP: the message was not carried out, and goes once more
+      if (response.status !== 503 || !retry) return response;
+      await response.body?.cancel();
+      target.lost(url);
+      return await post(message, false);
     } catch (error) {
       target.lost(url);
       if (retry && refusedConnection(error)) return post(message, false);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "../support/child-processes.ts";
+import { runCli, serverProcess } from "../support/child-processes.ts";
 import { callTool, stdioConnection } from "../support/mcp.ts";
 import { describeMcpTools } from "../support/mcp-suite.ts";
 import { databaseUnavailable, databaseUnderTest, startTestServer, suiteDatabase } from "../support/server.ts";
@@ -117,5 +117,37 @@ describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp on the embedded d
       await Promise.all(relays.map((relay) => relay.close()));
     }
     expect(stdio.unreadable, stdio.stderr.join("")).toEqual([]);
+  });
+});
+
+describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp as the server that holds the embedded database stops", () => {
+  const dir = mkdtempSync(join(tmpdir(), "memory-test-"));
+  const stdio = stdioConnection(() => ({ DATA_DIR: dir, ...CLI_SETTINGS }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // each call made while the server stopped was answered "The server is starting: it does not listen yet", never
+  // carried out, until the relay took the directory over (outside probe)
+  it("carries out every call made meanwhile: the relay waits for the server to let the directory go, then holds it", async () => {
+    const server = await serverProcess({ DATA_DIR: dir, ...CLI_SETTINGS, PORT: "0", HOST: "127.0.0.1" });
+    const created = await runCli("keys", ["create", "--user", "steady@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
+    expect(created.code, created.stderr).toBe(0);
+    const client = await stdio.connect(JSON.parse(created.stdout).key);
+    try {
+      expect((await callTool(client, "remember", { content: "before the stop" })).isError).toBe(false);
+      server.child.kill("SIGTERM");
+      const calls: Promise<{ isError: boolean }>[] = [];
+      for (let i = 0; i < 15; i++) {
+        calls.push(callTool(client, "remember", { content: `during the stop ${i}` }));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const answers = await Promise.allSettled(calls);
+      expect(answers.map((answer) => (answer.status === "fulfilled" ? answer.value.isError : String(answer.reason)))).toEqual(Array(15).fill(false));
+      expect(await server.exited).toBe(0);
+      const { body } = await callTool(client, "list_memories", { limit: 100 });
+      expect(body.memories).toHaveLength(16);
+    } finally {
+      server.child.kill("SIGKILL");
+      await client.close();
+    }
   });
 });
