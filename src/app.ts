@@ -7,6 +7,7 @@ import type { Database, PrismaAdapterWrapper } from "./db/database.ts";
 import { startMaintenance } from "./db/maintenance.ts";
 import { openDatabase } from "./db/open.ts";
 import { afterCommands } from "./db/data-dir-lock.ts";
+import { remoteHandover } from "./control/client.ts";
 import { startControlServer, type ControlServer } from "./control/server.ts";
 import { backfillContentKeys } from "./domain/dedupe.ts";
 import { keyAdmin } from "./domain/key-admin.ts";
@@ -38,6 +39,11 @@ export interface AppOverrides extends ServiceOverrides {
   now?: () => Date;
   /** The server `npm start` listens on while the app starts (`listenWhileStarting`): the app takes it over. */
   server?: Server;
+  /**
+   * Given by an MCP relay that starts the service for its client (cli/mcp-service.ts): it holds the embedded
+   * database as a relay, and this is called when a server that starts asks for it.
+   */
+  handover?: () => void;
 }
 
 export interface App {
@@ -66,7 +72,10 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
   const remembered = async (stem: string) => storedDimensions(await opened, stem);
   const opening = overrides.embedder ? Promise.resolve(overrides.embedder) : openEmbedder(config, logger, remembered);
   const closeEmbedder = () => opening.then((embedder) => embedder.close?.(), () => {});
-  const db = await afterCommands(() => openDatabase(config, "server", logger, overrides.wrapPrismaAdapter), logger).catch(async (error: unknown) => {
+  const holder = overrides.handover ? "relay" : "server";
+  // a server asks a relay that holds the directory for it; a relay finds a holder through its control socket instead
+  const askRelay = holder === "server" ? () => void remoteHandover(config.dataDir).catch(() => {}) : undefined;
+  const db = await afterCommands(() => openDatabase(config, holder, logger, overrides.wrapPrismaAdapter), logger, askRelay).catch(async (error: unknown) => {
     databaseFailed(error);
     await closeEmbedder();
     throw error;
@@ -114,6 +123,7 @@ export async function createApp(config: Config, logger: Logger, overrides: AppOv
           const address = http.server.address();
           return address && typeof address === "object" ? localMcpUrl(address) : undefined;
         },
+        ...(overrides.handover ? { handover: overrides.handover } : {}),
       },
       logger,
     );

@@ -28,6 +28,8 @@ export class McpService implements RelayTarget {
   private finding: Promise<string> | undefined;
   private foundUrl: string | undefined;
   private app: App | undefined;
+  /** Until when, after handing the directory over, the service is not started here again: the server takes it. */
+  private handedOverUntil = 0;
 
   constructor(
     private readonly config: Config,
@@ -58,7 +60,7 @@ export class McpService implements RelayTarget {
     const deadline = Date.now() + HOLDER_WAIT_MS;
     for (;;) {
       try {
-        return await viaHolderOr(() => remoteMcpUrl(this.config.dataDir), () => this.start());
+        return await viaHolderOr(() => remoteMcpUrl(this.config.dataDir), () => this.startUnlessHandedOver());
       } catch (error) {
         if (!holderBetweenStates(error) || Date.now() > deadline) throw error;
       }
@@ -68,9 +70,29 @@ export class McpService implements RelayTarget {
 
   private async start(): Promise<string> {
     if (!this.app) {
-      this.app = await createApp({ ...this.config, host: "127.0.0.1", port: 0 }, this.logger);
+      const handover = () => void this.handOver();
+      this.app = await createApp({ ...this.config, host: "127.0.0.1", port: 0 }, this.logger, { handover });
       this.logger.info("the MCP relay holds the memory service in its own process");
     }
     return localMcpUrl(await this.app.listen());
+  }
+
+  private startUnlessHandedOver(): Promise<string> {
+    if (Date.now() < this.handedOverUntil) {
+      return Promise.reject(new AppError("SERVICE_UNAVAILABLE", "the data directory was handed over to a server that starts"));
+    }
+    return this.start();
+  }
+
+  /** A server that starts asked for the directory: the service here stops (its calls finish), and calls go there. */
+  private async handOver(): Promise<void> {
+    const app = this.app;
+    if (!app) return;
+    this.logger.info("a server starts on the data directory: the MCP relay hands the memory service over to it");
+    this.app = undefined;
+    this.finding = undefined;
+    this.foundUrl = undefined;
+    this.handedOverUntil = Date.now() + HOLDER_WAIT_MS;
+    await app.close();
   }
 }

@@ -86,6 +86,11 @@ export async function remoteMigrated(dataDir: string): Promise<void> {
   await call<object>(dataDir, "/migrated", {});
 }
 
+/** Asks the MCP relay that holds the embedded database in `dataDir` to let it go (to a server that starts). */
+export async function remoteHandover(dataDir: string): Promise<void> {
+  await call<object>(dataDir, "/handover", {});
+}
+
 /** The URL of /mcp on the server that holds the embedded database in `dataDir`. */
 export async function remoteMcpUrl(dataDir: string): Promise<string> {
   return (await call<{ url: string }>(dataDir, "/mcp/url", {})).url;

@@ -20,6 +20,8 @@ export interface ControlCommands {
   /** Where a client on this machine reaches the server's /mcp; undefined until the server listens. */
   mcpUrl(): string | undefined;
   portability: Portability;
+  /** Lets the data directory go to a server that starts (an MCP relay's service: afterCommands); absent for a server. */
+  handover?(): void;
 }
 
 export interface ControlServer {
@@ -120,7 +122,8 @@ async function streamImport(req: IncomingMessage, res: ServerResponse, portabili
   }
 }
 
-async function handle(req: IncomingMessage, { keys: admin, mcpUrl }: ControlCommands): Promise<unknown> {
+async function handle(req: IncomingMessage, commands: ControlCommands): Promise<unknown> {
+  const { keys: admin, mcpUrl } = commands;
   const body = parseJsonBody(req, await readBody(req, MAX_CONTROL_BODY)) as Record<string, string>;
   switch (req.url) {
     // the server migrated its database before it opened this socket: `npm run migrate` asks only that it is there
@@ -131,6 +134,10 @@ async function handle(req: IncomingMessage, { keys: admin, mcpUrl }: ControlComm
       if (!url) throw new AppError("SERVICE_UNAVAILABLE", "The server does not listen: it is starting, or stopping");
       return { url };
     }
+    case "/handover":
+      if (!commands.handover) throw new AppError("VALIDATION_ERROR", "A server does not hand its data directory over");
+      commands.handover();
+      return {};
     case "/keys/create":
       return admin.create(body.user ?? "", body.name ?? "");
     case "/keys/list":

@@ -29,15 +29,19 @@ export class DataDirBusyError extends Error {
     readonly holder?: DataDirHolder,
   ) {
     const who = pid === undefined ? "another process" : `process ${pid}`;
-    super(`The data directory ${dataDir} is in use by ${holder === "command" ? `a command (${who})` : who}.`);
+    const what = holder === "command" ? `a command (${who})` : holder === "relay" ? `an MCP relay (${who})` : who;
+    super(`The data directory ${dataDir} is in use by ${what}.`);
   }
 }
 
 /**
- * Who opens the directory: a server (or an MCP relay holding the service), which answers the CLI through its
- * control socket, or a CLI command run while no server was up, which holds it for the command's time only.
+ * Who opens the directory: a server, which answers the CLI through its control socket; an MCP relay that started
+ * the service for its desktop client while no server was up (answering alike), which hands the directory over to
+ * a server that starts (afterCommands); or a CLI command run while no server was up, for the command's time only.
  */
-export type DataDirHolder = "server" | "command";
+export type DataDirHolder = "server" | "command" | "relay";
+
+const HOLDERS: readonly string[] = ["server", "command", "relay"] satisfies DataDirHolder[];
 
 export interface DataDirLock {
   release(): void;
@@ -78,7 +82,7 @@ function recordedHolder(fd: number): Holder | undefined {
     const [pid, started, holder] = buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0)).trim().split(/\s+/);
     const parsed = Number(pid);
     if (!Number.isInteger(parsed) || parsed <= 0) return undefined;
-    return { pid: parsed, started: started === "-" ? undefined : started, holder: holder === "server" || holder === "command" ? holder : undefined };
+    return { pid: parsed, started: started === "-" ? undefined : started, holder: HOLDERS.includes(holder!) ? (holder as DataDirHolder) : undefined };
   } catch {
     return undefined; // Windows' lock keeps others from reading the file
   }
@@ -153,12 +157,16 @@ const RETRY_MS = 100;
 
 /**
  * `attempt()`, tried again every RETRY_MS while it fails with DataDirBusyError for a holder that `waitsFor`
- * (every holder when absent), up to `waitMs`; `onWait` hears of the first such wait.
+ * (every holder when absent), up to `waitMs`; `onWait` hears of the first such wait, `onBusy` of each.
  */
 export async function whileBusy<T>(
   attempt: () => Promise<T>,
   waitMs: number,
-  { waitsFor = () => true, onWait }: { waitsFor?: (busy: DataDirBusyError) => boolean; onWait?: (busy: DataDirBusyError) => void } = {},
+  {
+    waitsFor = () => true,
+    onWait,
+    onBusy,
+  }: { waitsFor?: (busy: DataDirBusyError) => boolean; onWait?: (busy: DataDirBusyError) => void; onBusy?: (busy: DataDirBusyError) => void } = {},
 ): Promise<T> {
   const deadline = Date.now() + waitMs;
   for (let waited = false; ; waited = true) {
@@ -167,6 +175,7 @@ export async function whileBusy<T>(
     } catch (error) {
       if (!(error instanceof DataDirBusyError) || !waitsFor(error) || Date.now() > deadline) throw error;
       if (!waited) onWait?.(error);
+      onBusy?.(error);
     }
     await sleep(RETRY_MS);
   }
@@ -177,10 +186,22 @@ const COMMAND_WAIT_MS = 60_000;
 
 /**
  * `open()`, retried while a CLI command holds the data directory (run while no server was up, it holds it for its
- * own time only), up to COMMAND_WAIT_MS; a directory held by another server is refused at once.
+ * own time only), or an MCP relay that `handOver` asks to let it go (each relay once: it then relays to this
+ * server), up to COMMAND_WAIT_MS; a directory held by another server is refused at once. A relay held it for as
+ * long as its desktop client stayed open, and a server started meanwhile was refused (outside probe).
  */
-export const afterCommands = <T>(open: () => Promise<T>, logger?: Logger): Promise<T> =>
-  whileBusy(open, COMMAND_WAIT_MS, {
-    waitsFor: (busy) => busy.holder === "command",
-    onWait: (busy) => logger?.warn({ pid: busy.pid }, "a CLI command holds the data directory; waiting for it to finish"),
+export const afterCommands = <T>(open: () => Promise<T>, logger?: Logger, handOver?: () => void): Promise<T> => {
+  const asked = new Set<number | undefined>();
+  return whileBusy(open, COMMAND_WAIT_MS, {
+    waitsFor: (busy) => busy.holder === "command" || (busy.holder === "relay" && handOver !== undefined),
+    onWait: (busy) => {
+      if (busy.holder === "command") logger?.warn({ pid: busy.pid }, "a CLI command holds the data directory; waiting for it to finish");
+    },
+    onBusy: (busy) => {
+      if (busy.holder !== "relay" || asked.has(busy.pid)) return;
+      asked.add(busy.pid);
+      logger?.info({ pid: busy.pid }, "an MCP relay holds the data directory; asking it to hand it over");
+      handOver?.();
+    },
   });
+};

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, serverProcess } from "../support/child-processes.ts";
+import { HttpClient } from "../support/http.ts";
 import { callTool, stdioConnection } from "../support/mcp.ts";
 import { describeMcpTools } from "../support/mcp-suite.ts";
 import { databaseUnavailable, databaseUnderTest, startTestServer, suiteDatabase } from "../support/server.ts";
@@ -125,10 +126,34 @@ describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp as the server tha
   const stdio = stdioConnection(() => ({ DATA_DIR: dir, ...CLI_SETTINGS }));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  // a relay held the directory for as long as its desktop client stayed open: a server started meanwhile was refused
+  // ("in use by process N", at once) (outside probe)
+  it("hands the directory over to a server that starts, and relays to it from then on", async () => {
+    const created = await runCli("keys", ["create", "--user", "handed@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
+    expect(created.code, created.stderr).toBe(0);
+    const { key } = JSON.parse(created.stdout);
+    const client = await stdio.connect(key);
+    let server: Awaited<ReturnType<typeof serverProcess>> | undefined;
+    try {
+      const { body: before } = await callTool(client, "remember", { content: "written while the relay held it" });
+      server = await serverProcess({ DATA_DIR: dir, ...CLI_SETTINGS, PORT: "0", HOST: "127.0.0.1" });
+      const api = new HttpClient(server.url, key);
+      expect((await api.get(`/api/v1/memories/${before.id}`)).status).toBe(200);
+      const { isError, body: after } = await callTool(client, "remember", { content: "written through the server" });
+      expect(isError).toBe(false);
+      expect((await api.get(`/api/v1/memories/${after.id}`)).body.content).toBe("written through the server");
+    } finally {
+      server?.child.kill("SIGTERM");
+      await server?.exited;
+      await client.close();
+    }
+  });
+
   // each call made while the server stopped was answered "The server is starting: it does not listen yet", never
   // carried out, until the relay took the directory over (outside probe)
   it("carries out every call made meanwhile: the relay waits for the server to let the directory go, then holds it", async () => {
-    const server = await serverProcess({ DATA_DIR: dir, ...CLI_SETTINGS, PORT: "0", HOST: "127.0.0.1" });
+    // the default grace (the suite sets none): a connection accepted as the signal came is answered, not closed idle
+    const server = await serverProcess({ DATA_DIR: dir, ...CLI_SETTINGS, PORT: "0", HOST: "127.0.0.1", SHUTDOWN_IDLE_GRACE_MS: "1000" });
     const created = await runCli("keys", ["create", "--user", "steady@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
     expect(created.code, created.stderr).toBe(0);
     const client = await stdio.connect(JSON.parse(created.stdout).key);
