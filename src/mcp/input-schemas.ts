@@ -76,7 +76,7 @@ export function inputSchemas(limits: Limits) {
     ),
     search_memories: object(
       {
-        query: { type: "string", minLength: 1, description: "What to look for, in natural language." },
+        ...fields("SearchRequest", ["query"]),
         limit: fromParam(limitParam(DEFAULT_SEARCH_LIMIT, "results")),
         ...filters,
         from_date: { type: "string", format: "date-time", description: "Only memories created at or after this time (ISO 8601)." },

@@ -61,6 +61,9 @@ export function describeMcpTools(setup: McpSuiteSetup): void {
         expect((property as { description?: string }).description, `${tool.name}.${name}`).toBeTruthy();
       }
     }
+    // the bounds the service holds a query to, said to the model (search's schema said none above its minimum)
+    const query = (name: string) => tools.find((tool) => tool.name === name)!.inputSchema.properties!.query;
+    for (const name of ["recall", "search_memories"]) expect(query(name), name).toMatchObject({ minLength: 1, maxLength: 100_000 });
   });
 
   it("remember, then recall finds it, in the REST API's JSON", async () => {
