@@ -1,9 +1,15 @@
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   type CallToolResult,
+  type ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
@@ -83,7 +89,7 @@ const errorText = (error: AppError): string => restErrorReply(error).body;
 export function createMcpServer({ tools, call, failed }: CallerTools): McpServer {
   const mcp = new McpServer(
     { name: "memory-service", title: "Memory service", version: SERVICE_VERSION },
-    { capabilities: { tools: {} }, instructions: MEMORY_GUIDE, jsonSchemaValidator: validator },
+    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: MEMORY_GUIDE, jsonSchemaValidator: validator },
   );
   const byName = new Map(tools.map((tool) => [tool.name as string, tool]));
   const refusal = (error: unknown): AppError => {
@@ -114,28 +120,42 @@ export function createMcpServer({ tools, call, failed }: CallerTools): McpServer
     }
   });
 
+  // The protocol's own handlers for the one resource template and the one prompt, rather than the SDK's registries:
+  // those answer a prompt or resource that is not there with its McpError, whose message the client prefixes again
+  // ("MCP error -32602: MCP error -32602: Prompt nope not found"), and a missing resource as invalid params rather
+  // than MCP's resource-not-found; these answer as tools/call does (outside probe).
   const getMemory = byName.get("get_memory")!;
-  mcp.registerResource(
-    "memory",
-    new ResourceTemplate("memory://{id}", { list: undefined }),
-    { title: "A memory", description: "One of your memories by its id, as get_memory gives it.", mimeType: "application/json" },
-    async (uri, { id }) => {
-      try {
-        const memory = await call(getMemory, { id: String(id) });
-        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(memory) }] };
-      } catch (error) {
-        const appError = refusal(error);
-        throw new RpcError(appError.code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, errorText(appError));
-      }
-    },
-  );
-
-  mcp.registerPrompt(
-    "memory_guide",
-    { title: "Using memory", description: "When to remember, when to recall, and how to keep memories right." },
-    () => ({ messages: [{ role: "user", content: { type: "text", text: MEMORY_GUIDE } }] }),
-  );
-  // the SDK declares listChanged for each list it serves, a promise of notifications when a list changes: these
+  mcp.server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+  mcp.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: "memory://{id}",
+        name: "memory",
+        title: "A memory",
+        description: "One of your memories by its id, as get_memory gives it.",
+        mimeType: "application/json",
+      },
+    ],
+  }));
+  mcp.server.setRequestHandler(ReadResourceRequestSchema, async ({ params: { uri } }): Promise<ReadResourceResult> => {
+    const id = /^memory:\/\/([^/?#]+)$/.exec(uri)?.[1];
+    if (id === undefined) throw new RpcError(RESOURCE_NOT_FOUND, `There is no resource ${uri}: a memory is memory://{id}`);
+    try {
+      const memory = await call(getMemory, { id });
+      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(memory) }] };
+    } catch (error) {
+      const appError = refusal(error);
+      throw new RpcError(appError.code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, errorText(appError));
+    }
+  });
+  mcp.server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [{ name: "memory_guide", title: "Using memory", description: "When to remember, when to recall, and how to keep memories right." }],
+  }));
+  mcp.server.setRequestHandler(GetPromptRequestSchema, ({ params }) => {
+    if (params.name !== "memory_guide") throw new RpcError(ErrorCode.InvalidParams, `There is no prompt ${params.name} (the one prompt: memory_guide)`);
+    return { messages: [{ role: "user", content: { type: "text", text: MEMORY_GUIDE } }] };
+  });
+  // the SDK declares listChanged for the tools it serves, a promise of notifications when a list changes: these
   // lists never change, and over HTTP (stateless, GET 405) there is no stream to send a notification on
   mcp.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
   return mcp;

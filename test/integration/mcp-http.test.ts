@@ -159,6 +159,16 @@ describe.skipIf(databaseUnavailable())("MCP over Streamable HTTP at /mcp", () =>
         expect(content!.mimeType).toBe("application/json");
         expect(JSON.parse(content!.text)).toEqual((await callTool(client, "get_memory", { id: memory.id })).body);
         await expect(client.readResource({ uri: "memory://00000000-0000-4000-8000-000000000000" })).rejects.toThrow(/NOT_FOUND/);
+        // a resource or prompt that is not there: MCP's codes, and the client's one "MCP error" prefix (it came twice)
+        const refused = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { code: number; message: string }) => error);
+        expect(await refused(client.readResource({ uri: "file:///etc/passwd" }))).toMatchObject({
+          code: -32002,
+          message: "MCP error -32002: There is no resource file:///etc/passwd: a memory is memory://{id}",
+        });
+        expect(await refused(client.getPrompt({ name: "nope" }))).toMatchObject({
+          code: -32602,
+          message: "MCP error -32602: There is no prompt nope (the one prompt: memory_guide)",
+        });
       } finally {
         await client.close();
       }
