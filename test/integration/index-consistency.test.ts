@@ -389,11 +389,16 @@ describe.skipIf(databaseUnavailable())("index consistency", () => {
           ?.embedding;
       expect(await embedding()).toBeNull();
       expect((await searchIds(user.api, "ladder garage"))[0]).toBe(created.body.id); // by its words, at once
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const [task] = await server.app.db.sql.query<{ attempts: number }>("SELECT attempts FROM index_tasks WHERE memory_id = $1", [
-        created.body.id,
-      ]);
-      expect(task?.attempts).toBe(1); // tried once, then waits out its backoff rather than trying again at once
+      // tried once, then waits out its backoff (2 s) rather than trying again at once; seen once the first attempt is
+      // recorded, however long a loaded machine took to make it (a fixed wait of 1.5 s could end before it)
+      const [task] = await until(
+        () => server.app.db.sql.query<{ attempts: number; waiting: boolean }>(
+          "SELECT attempts, available_at > now() AS waiting FROM index_tasks WHERE memory_id = $1",
+          [created.body.id],
+        ),
+        (rows) => (rows[0]?.attempts ?? 0) >= 1,
+      );
+      expect(task).toEqual({ attempts: 1, waiting: true });
       expect(calls.background).toBe(1);
 
       down.on = false;
