@@ -63,7 +63,9 @@ export const invalid = (field: string, reason: string) => new AppError("VALIDATI
 
 export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not found`);
 
-export const unauthorized = (reason = "Missing or invalid API key") => new AppError("UNAUTHORIZED", reason);
+/** A refused credential, with the challenge RFC 6750 has a 401 carry: clients that look for it (MCP's) learn the scheme. */
+export const unauthorized = (reason = "Missing or invalid API key") =>
+  new AppError("UNAUTHORIZED", reason, { headers: { "www-authenticate": 'Bearer realm="memory-service"' } });
 
 /** An unexpected failure: the client sees only "Internal server error"; the cause goes to the log. */
 export const internalError = (cause: unknown): AppError => new AppError("INTERNAL", "Internal server error", { cause });

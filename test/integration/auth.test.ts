@@ -103,6 +103,20 @@ describe.skipIf(databaseUnavailable())("authentication", () => {
     for (const res of await Promise.all(attempts)) expect(res.status).toBe(401);
   });
 
+  // RFC 6750's challenge: MCP clients that find none after a 401 had no scheme to go on (outside probe)
+  it("names the Bearer scheme in WWW-Authenticate on every 401: REST, GraphQL and MCP", async () => {
+    const anonymous = suite.server.client();
+    const answers = [
+      await anonymous.get("/api/v1/memory"),
+      await suite.server.client("msk_unknown").graphql("{ me { id } }"),
+      await anonymous.post("/mcp", { jsonrpc: "2.0", id: 1, method: "ping" }, { headers: { accept: "application/json, text/event-stream" } }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="memory-service"');
+    }
+  });
+
   it("stops accepting a revoked key on the very next request", async () => {
     const victim = await suite.server.newUser();
     expect((await victim.api.get("/api/v1/memory")).status).toBe(200);
