@@ -12,6 +12,13 @@ import { suiteValue } from "../support/suite-value.ts";
 // what a `npm run mcp` that opens the database itself needs to behave as the test server does
 const CLI_SETTINGS = { EMBEDDER: "hash", LOG_LEVEL: "warn", RATE_LIMIT_MAX: "1000000", AUTH_FAILURE_LIMIT_MAX: "1000000" };
 
+/** A key for `user`, made by the keys CLI on the embedded database in `dir` (through the process holding it, if one does). */
+async function desktopKey(dir: string, user: string): Promise<string> {
+  const created = await runCli("keys", ["create", "--user", user, "--name", "desktop", "--json"], { DATA_DIR: dir });
+  expect(created.code, created.stderr).toBe(0);
+  return (JSON.parse(created.stdout) as { key: string }).key;
+}
+
 // On the embedded database `npm run mcp` relays to the running server (found through its control socket); on
 // PostgreSQL it starts the service itself, on the same database as the test server.
 describe.skipIf(databaseUnavailable())("MCP over stdio: npm run mcp", () => {
@@ -84,9 +91,7 @@ describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp on the embedded d
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("holds the database itself, and the keys CLI reaches it meanwhile", async () => {
-    const created = await runCli("keys", ["create", "--user", "solo@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
-    expect(created.code, created.stderr).toBe(0);
-    const client = await stdio.connect(JSON.parse(created.stdout).key);
+    const client = await stdio.connect(await desktopKey(dir, "solo@example.com"));
     try {
       const { body: memory } = await callTool(client, "remember", { content: "Runs on Tuesdays", type: "observation" });
       expect((await callTool(client, "recall", { query: "Tuesdays" })).body.results[0].id).toBe(memory.id);
@@ -100,9 +105,7 @@ describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp on the embedded d
   });
 
   it("is shared by the relays started next, and taken over by one of them when the relay that held it ends", async () => {
-    const created = await runCli("keys", ["create", "--user", "shared@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
-    expect(created.code, created.stderr).toBe(0);
-    const { key } = JSON.parse(created.stdout);
+    const key = await desktopKey(dir, "shared@example.com");
     const holder = await stdio.connect(key);
     // two at once: both find the holder's service rather than racing it for the directory
     const relays = await Promise.all([stdio.connect(key), stdio.connect(key)]);
@@ -129,9 +132,7 @@ describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp as the server tha
   // a relay held the directory for as long as its desktop client stayed open: a server started meanwhile was refused
   // ("in use by process N", at once) (outside probe)
   it("hands the directory over to a server that starts, and relays to it from then on", async () => {
-    const created = await runCli("keys", ["create", "--user", "handed@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
-    expect(created.code, created.stderr).toBe(0);
-    const { key } = JSON.parse(created.stdout);
+    const key = await desktopKey(dir, "handed@example.com");
     const client = await stdio.connect(key);
     let server: Awaited<ReturnType<typeof serverProcess>> | undefined;
     try {
@@ -154,9 +155,7 @@ describe.skipIf(databaseUnderTest() !== "pglite")("npm run mcp as the server tha
   it("carries out every call made meanwhile: the relay waits for the server to let the directory go, then holds it", async () => {
     // the default grace (the suite sets none): a connection accepted as the signal came is answered, not closed idle
     const server = await serverProcess({ DATA_DIR: dir, ...CLI_SETTINGS, PORT: "0", HOST: "127.0.0.1", SHUTDOWN_IDLE_GRACE_MS: "1000" });
-    const created = await runCli("keys", ["create", "--user", "steady@example.com", "--name", "desktop", "--json"], { DATA_DIR: dir });
-    expect(created.code, created.stderr).toBe(0);
-    const client = await stdio.connect(JSON.parse(created.stdout).key);
+    const client = await stdio.connect(await desktopKey(dir, "steady@example.com"));
     try {
       expect((await callTool(client, "remember", { content: "before the stop" })).isError).toBe(false);
       server.child.kill("SIGTERM");
