@@ -249,15 +249,15 @@ export const RISEN_UPDATED_AT = "greatest(clock_timestamp(), updated_at + interv
  */
 export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges): Promise<Memory | undefined> {
   const { ttlMs, ...columns } = changes;
+  // the expiry dated from the change's own time (MemoryValues.ttlMs), one reading of the clock for both; an import
+  // keeps its record's times
+  const dated = ttlMs !== undefined && changes.expiresAt !== undefined && changes.updatedAt === undefined;
   const params: unknown[] = [id];
   const sets: string[] = [];
-  if (changes.updatedAt !== undefined) {
-    // an import's times, kept as the record has them
-  } else if (ttlMs !== undefined && changes.expiresAt !== undefined) {
-    // the expiry from the change's own time (MemoryValues.ttlMs): one reading of the clock for both
+  if (dated) {
     params.push(ttlMs);
     sets.push(`(updated_at, expires_at) = (SELECT t, t + $${params.length}::bigint * interval '1 millisecond' FROM (SELECT ${RISEN_UPDATED_AT} AS t) AS now_)`);
-  } else {
+  } else if (changes.updatedAt === undefined) {
     sets.push(`updated_at = ${RISEN_UPDATED_AT}`);
   }
   const differs: string[] = [];
@@ -267,8 +267,8 @@ export async function updateColumns(sql: Sql, id: string, changes: MemoryChanges
   }
   for (const [field, value] of Object.entries(columns) as [Exclude<keyof MemoryChanges, "ttlMs">, unknown][]) {
     if (value === undefined) continue;
-    if (field === "expiresAt" && ttlMs !== undefined && changes.updatedAt === undefined) {
-      differs.push("true"); // a new expiry, dated by the change
+    if (field === "expiresAt" && dated) {
+      differs.push("true"); // a new expiry, set above
       continue;
     }
     const [column, type, json] = COLUMNS[field];
